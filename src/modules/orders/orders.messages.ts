@@ -30,6 +30,8 @@ const en = {
   'orders.mail.subject': 'Your order {code} – {store}',
   'orders.mail.greeting': 'Hello {name},',
   'orders.mail.buyer': 'Thank you for your order {code}. We have received it and are preparing it.',
+  'orders.mail.buyerNothingShipped':
+    'Thank you for your order {code}. We have received it. Its items are digital: nothing is sent by post.',
   'orders.mail.receiver': '{buyer} placed order {code} in {store} to be delivered to you. We are preparing it.',
   'orders.mail.receiverNothingShipped': '{buyer} placed order {code} in {store} for you.',
   'orders.mail.receiverDownloads': '{buyer} has the e-books and audiobooks in it to download and hand on to you: they are not sent to you.',
@@ -122,6 +124,8 @@ const et: Record<keyof typeof en, string> = {
   'orders.mail.subject': 'Teie tellimus {code} – {store}',
   'orders.mail.greeting': 'Tere, {name}!',
   'orders.mail.buyer': 'Aitäh tellimuse {code} eest. Oleme selle kätte saanud ja valmistame seda ette.',
+  'orders.mail.buyerNothingShipped':
+    'Aitäh tellimuse {code} eest. Oleme selle kätte saanud. Selle tooted on digitaalsed: postiga ei saadeta midagi.',
   'orders.mail.receiver': '{buyer} esitas poes {store} tellimuse {code}, mis tuuakse teile. Valmistame seda ette.',
   'orders.mail.receiverNothingShipped': '{buyer} esitas poes {store} teile tellimuse {code}.',
   'orders.mail.receiverDownloads':
@@ -213,8 +217,9 @@ const ru: Record<keyof typeof en, string> = {
   'orders.cents': 'должно быть суммой в евро не более чем с двумя знаками после запятой',
   'orders.mail.subject': 'Ваш заказ {code} – {store}',
   'orders.mail.greeting': 'Здравствуйте, {name}!',
-  'orders.mail.buyer': 'Спасибо за заказ {code}. Мы получили его и готовим к отправке.',
-  'orders.mail.receiver': '{buyer} оформил(а) в {store} заказ {code} с доставкой вам. Мы готовим его к отправке.',
+  'orders.mail.buyer': 'Спасибо за заказ {code}. Мы получили его и уже собираем.',
+  'orders.mail.buyerNothingShipped': 'Спасибо за заказ {code}. Мы получили его. Товары в нём цифровые: почтой ничего не отправляется.',
+  'orders.mail.receiver': '{buyer} оформил(а) в {store} заказ {code} с доставкой вам. Мы уже собираем его.',
   'orders.mail.receiverNothingShipped': '{buyer} оформил(а) для вас в {store} заказ {code}.',
   'orders.mail.receiverDownloads': 'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам они не отправляются.',
   'orders.mail.receiverDownloadsMixed':

@@ -133,6 +133,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
   const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
+  // Nothing to ship (digital items only): the buyer is told so, not that a parcel is being prepared.
   const intro = [
     recipient === 'receiver'
       ? say(isWithoutDelivery(order) ? 'orders.mail.receiverNothingShipped' : 'orders.mail.receiver', {
@@ -140,7 +141,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
           code,
           store: storeName,
         })
-      : say('orders.mail.buyer', { code }),
+      : say(isWithoutDelivery(order) ? 'orders.mail.buyerNothingShipped' : 'orders.mail.buyer', { code }),
     ...receiverDownloadsNote(order, lines, recipient),
   ];
   // Each item before the code's discount (a line's total is after it): the discount is listed once,
