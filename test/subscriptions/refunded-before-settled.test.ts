@@ -60,7 +60,7 @@ describe('a pending charge whose first status is refunded', () => {
       failed_attempts: 1,
       next_attempt_at: renewal.due + DAY,
     });
-    expect(await mailJobs(s, renewal.id)).toContain('billingFailed');
+    expect(await mailJobs(s, renewal.id)).toContain('renewalRefunded');
     // Nothing is left to give back: no refund is sent.
     await bill(s, Date.now());
     expect(refundRequests(s, renewal.reference)).toHaveLength(0);

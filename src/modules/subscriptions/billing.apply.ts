@@ -71,7 +71,14 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
     await setChargeReference(trx, Number(charge.id), status.reference, now);
     return 'pending';
   }
-  const applied = await applyChargeOutcome(trx, charge, outcome, status.reference, now);
+  const applied = await applyChargeOutcome(
+    trx,
+    charge,
+    outcome,
+    status.reference,
+    now,
+    status.state === 'refunded' ? 'refunded' : 'declined',
+  );
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
   // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
@@ -202,12 +209,20 @@ async function startPaidPeriod(trx: Db, sub: SubscriptionRow, charge: ChargeRow,
   if (first) await queueSubscriptionMail(trx, id, 'purchased', now);
 }
 
+/**
+ * Why a charge failed, which its mail tells: `declined` (no money taken), or `refunded`: the gateway took the
+ * payment and gave it back before it settled the charge (an operator's refund in the portal, a chargeback),
+ * which the customer sees on their statement as a charge and a refund, of a card that works.
+ */
+export type FailedBy = 'declined' | 'refunded';
+
 export async function applyChargeOutcome(
   trx: Db,
   charge: ChargeRow,
   outcome: 'settled' | 'failed',
   reference: string | null,
   now: number,
+  failedBy: FailedBy = 'declined',
 ): Promise<ChargeOutcome> {
   const finished = await finishCharge(trx, Number(charge.id), outcome, reference, now);
   if (!finished) return 'applied-already';
@@ -223,7 +238,8 @@ export async function applyChargeOutcome(
     // transaction: only the one that finished the charge gets here. Money taken for an upgrade that
     // no longer applies is refunded, and that refund mailed (refunds.ts).
     if (outcome !== 'settled') {
-      if (finished.toldPending) await queueSubscriptionMail(trx, id, 'upgradeDeclined', now, Number(charge.id));
+      const told = failedBy === 'refunded' ? 'upgradeRefunded' : 'upgradeDeclined';
+      if (finished.toldPending) await queueSubscriptionMail(trx, id, told, now, Number(charge.id));
       return outcome;
     }
     if (sub.period_number === charge.period_number && ['ACTIVE', 'TRIAL'].includes(sub.status)) {
@@ -246,7 +262,8 @@ export async function applyChargeOutcome(
     // processed (201 PENDING) is mailed so, in this transaction, as an upgrade's outcome is above;
     // one whose request heard the decline (409) is not. A settled first month mails its start (startPaidPeriod).
     await updateSubscription(trx, id, { status: 'ENDED', live_key: null, ended_at: now, updated_at: now });
-    if (finished.toldPending) await queueSubscriptionMail(trx, id, 'startDeclined', now, Number(charge.id));
+    const told = failedBy === 'refunded' ? 'startRefunded' : 'startDeclined';
+    if (finished.toldPending) await queueSubscriptionMail(trx, id, told, now, Number(charge.id));
     return 'failed';
   }
   const failedAttempts = sub.failed_attempts + 1;
@@ -265,6 +282,9 @@ export async function applyChargeOutcome(
     return 'failed';
   }
   await updateSubscription(trx, id, { status: 'FAILED', failed_attempts: failedAttempts, next_attempt_at: retryAt, updated_at: now });
-  if (failedAttempts === 1) await queueSubscriptionMail(trx, id, 'billingFailed', now);
+  // A payment refunded before it settled is told as such on every attempt (the customer saw the money taken and
+  // given back), and not as a card that could not be charged; a decline is told at the first one.
+  if (failedBy === 'refunded') await queueSubscriptionMail(trx, id, 'renewalRefunded', now, Number(charge.id));
+  else if (failedAttempts === 1) await queueSubscriptionMail(trx, id, 'billingFailed', now);
   return 'failed';
 }

@@ -21,7 +21,10 @@ import { escapeHtml } from '../../infra/html.js';
 // Queued in the outbox by the transaction that made the change, so each goes out once; rendered
 // when sent, in the subscriber's language, from the subscription as it is then, and a charge's mail
 // from its charge: the plan it paid for and its amount, whatever plan the subscription is on by then
-// (which a declined upgrade's mail names as the plan kept). A charge whose request may die before it
+// (which a declined upgrade's mail names as the plan kept). A charge whose payment was refunded before it
+// settled (given back in the gateway's portal, a chargeback) is told as refunded, never as declined: the
+// card was charged and the money came back (startRefunded, renewalRefunded; an upgrade's, upgradeRefunded).
+// A charge whose request may die before it
 // answers has a job of its own due once it must have answered (queueAnswerDeadline), which mails the
 // outcome the request never told.
 
@@ -30,9 +33,19 @@ const MAIL_ATTEMPTS = 8;
 
 export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | 'lapsed' | ChargeMailKind;
 /** The mails about one charge, which the job names. */
-type ChargeMailKind = 'startDeclined' | 'upgradeApplied' | 'upgradeConfirmed' | 'upgradeDeclined' | 'upgradeRefunded' | 'paymentRefunded';
+type ChargeMailKind =
+  | 'startDeclined'
+  | 'startRefunded'
+  | 'renewalRefunded'
+  | 'upgradeApplied'
+  | 'upgradeConfirmed'
+  | 'upgradeDeclined'
+  | 'upgradeRefunded'
+  | 'paymentRefunded';
 const CHARGE_MAILS: readonly string[] = [
   'startDeclined',
+  'startRefunded',
+  'renewalRefunded',
   'upgradeApplied',
   'upgradeConfirmed',
   'upgradeDeclined',
@@ -107,6 +120,8 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   billingFailed: 'subscriptions.mail.billingFailedSubject',
   lapsed: 'subscriptions.mail.lapsedSubject',
   startDeclined: 'subscriptions.mail.startDeclinedSubject',
+  startRefunded: 'subscriptions.mail.startDeclinedSubject',
+  renewalRefunded: 'subscriptions.mail.refundedSubject',
   upgradeApplied: 'subscriptions.mail.upgradeAppliedSubject',
   upgradeConfirmed: 'subscriptions.mail.upgradeAppliedSubject',
   upgradeDeclined: 'subscriptions.mail.upgradeDeclinedSubject',
@@ -119,6 +134,8 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   billingFailed: 'subscriptions.mail.billingFailed',
   lapsed: 'subscriptions.mail.lapsed',
   startDeclined: 'subscriptions.mail.startDeclined',
+  startRefunded: 'subscriptions.mail.startRefunded',
+  renewalRefunded: 'subscriptions.mail.renewalRefunded',
   upgradeApplied: 'subscriptions.mail.upgradeApplied',
   upgradeConfirmed: 'subscriptions.mail.upgradeConfirmed',
   upgradeDeclined: 'subscriptions.mail.upgradeDeclined',

@@ -55,6 +55,10 @@ const en = {
   'subscriptions.mail.refundedSubject': 'Your payment of {amount} was refunded',
   'subscriptions.mail.upgradeRefunded':
     'Your payment of {amount} for the upgrade to {plan} was refunded to your card, as the upgrade did not take place. Your bank may take a few days to show it.',
+  'subscriptions.mail.startRefunded':
+    'Your payment of {amount} for the first month of {plan} was refunded to your card before your subscription started with it, so your subscription did not start. Your bank may take a few days to show the refund. You can subscribe again in the shop.',
+  'subscriptions.mail.renewalRefunded':
+    'Your payment of {amount} for renewing {plan} was refunded to your card before it renewed your subscription, so your subscription is not renewed yet. We will try to charge your saved card again in the coming days. Your bank may take a few days to show the refund.',
   'subscriptions.mail.paymentRefunded':
     'Your payment of {amount} for the subscription {plan} was refunded to your card, as it was not needed. Your bank may take a few days to show it.',
 };
@@ -115,6 +119,10 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.refundedSubject': 'Teie makse {amount} on tagastatud',
   'subscriptions.mail.upgradeRefunded':
     'Teie makse {amount} paketile {plan} ülemineku eest on kaardile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
+  'subscriptions.mail.startRefunded':
+    'Teie makse {amount} tellimuse {plan} esimese kuu eest on kaardile tagastatud enne, kui tellimus sellega algas, nii et tellimus ei alanud. Pangal võib tagastuse kajastamine võtta mõne päeva. Võite poes uuesti tellida.',
+  'subscriptions.mail.renewalRefunded':
+    'Teie makse {amount} tellimuse {plan} pikendamise eest on kaardile tagastatud enne, kui see tellimust pikendas, nii et tellimus ei ole veel pikendatud. Proovime salvestatud kaardilt tasu võtta lähipäevil uuesti. Pangal võib tagastuse kajastamine võtta mõne päeva.',
   'subscriptions.mail.paymentRefunded':
     'Teie makse {amount} tellimuse {plan} eest on kaardile tagastatud, sest seda ei olnud vaja. Pangal võib selle kajastamine võtta mõne päeva.',
 };
@@ -175,6 +183,10 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.refundedSubject': 'Ваш платёж {amount} возвращён',
   'subscriptions.mail.upgradeRefunded':
     'Ваш платёж {amount} за переход на тариф {plan} возвращён на карту, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',
+  'subscriptions.mail.startRefunded':
+    'Ваш платёж {amount} за первый месяц подписки {plan} возвращён на карту до того, как подписка с ним началась, поэтому подписка не началась. Банку может потребоваться несколько дней, чтобы отразить возврат. Вы можете оформить подписку снова в магазине.',
+  'subscriptions.mail.renewalRefunded':
+    'Ваш платёж {amount} за продление подписки {plan} возвращён на карту до того, как подписка была им продлена, поэтому подписка пока не продлена. Мы попробуем снова списать оплату с сохранённой карты в ближайшие дни. Банку может потребоваться несколько дней, чтобы отразить возврат.',
   'subscriptions.mail.paymentRefunded':
     'Ваш платёж {amount} за подписку {plan} возвращён на карту, так как он не понадобился. Банку может потребоваться несколько дней, чтобы отразить возврат.',
 };
