@@ -60,6 +60,6 @@ describe('a refund the gateway cannot make for days', () => {
     await s.t.jobs.worker.drain({ includeDelayed: true });
     expect(refundRequests(s, reference)).toHaveLength(sent);
     expect(s.everypay.payment(reference)!.standingCents).toBe(amountCents);
-    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefundedByHand')).toHaveLength(1);
   });
 });

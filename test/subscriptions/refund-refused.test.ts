@@ -248,12 +248,12 @@ describe("the operator's way out: subscription charges --refund-refused, mark-re
     expect(marked.code, marked.stderr).toBe(0);
     expect(JSON.parse(marked.stdout)).toMatchObject({ id: chargeId, subscriptionId: id, state: 'refunded' });
     expect((await chargeOf(chargeId)).state).toBe('refunded');
-    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefundedByHand')).toHaveLength(1);
     expect((await listedRefused()).map((line) => line.id)).not.toContain(chargeId);
     const again = await subscription('mark-refunded', String(chargeId));
     expect(again.code).toBe(1);
     expect(again.stderr).toContain(`charge ${chargeId} (SUB${id}-2P1) is refunded, not refund_refused: nothing changed`);
-    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefundedByHand')).toHaveLength(1);
     // Nothing was asked of EveryPay: the refund was made outside it.
     expect(refundRequests(s, reference)).toHaveLength(1);
   });
@@ -315,6 +315,6 @@ describe("the operator's way out: subscription charges --refund-refused, mark-re
     expect(results.map((result) => result.code).sort()).toEqual([0, 1]);
     expect(results.find((result) => result.code === 1)!.stderr).toContain('is refunded, not refund_refused: nothing changed');
     expect((await chargeOf(chargeId)).state).toBe('refunded');
-    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+    expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefundedByHand')).toHaveLength(1);
   });
 });

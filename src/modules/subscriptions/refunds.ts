@@ -151,15 +151,19 @@ const REFUNDER_FROM = ['refund_due', 'refund_refused'] as const;
  * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
  * charge, the plan), once: the conditional move is made by one refunder only. `from`: the states a
  * refund may find it in (a refunder's, or the operator's refund_refused one, refunded by hand).
+ * `byHand`: the operator paid it back outside the gateway's refund (perhaps by bank transfer), so the
+ * mail does not say it went back to the card.
  */
 export async function markRefunded(
   trx: Db,
   charge: Pick<ChargeRow, 'id' | 'subscription_id' | 'purpose'>,
   from: readonly Exclude<ChargeState, 'pending'>[],
   now: number,
+  byHand = false,
 ): Promise<'refunded' | 'moved-already'> {
   if (!(await moveCharge(trx, Number(charge.id), from, 'refunded', null, now))) return 'moved-already';
-  const kind = charge.purpose === 'UPGRADE' ? 'upgradeRefunded' : 'paymentRefunded';
+  const upgrade = charge.purpose === 'UPGRADE';
+  const kind = byHand ? (upgrade ? 'upgradeRefundedByHand' : 'paymentRefundedByHand') : upgrade ? 'upgradeRefunded' : 'paymentRefunded';
   await queueSubscriptionMail(trx, Number(charge.subscription_id), kind, now, Number(charge.id));
   afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refunded' }));
   return 'refunded';

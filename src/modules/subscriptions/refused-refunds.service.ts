@@ -12,7 +12,7 @@ import { markRefunded, retryRefusedRefund } from './refunds.js';
 // `subscription charges --refund-refused` lists those charges
 // with the gateway's refusal, `mark-refunded` records one the operator paid back by hand (in the
 // merchant portal, or by a bank transfer when the gateway will not refund the payment at all) and
-// mails its customer as a refund made by the shop is mailed, and `retry-refund` sends one back to
+// mails its customer that the money went back (not naming the card: it may have gone by bank transfer), and `retry-refund` sends one back to
 // refund_due once the gateway's side is put right, its refund queued at once. Neither asks the
 // gateway anything: a refund made outside it is only the operator's to know.
 
@@ -69,14 +69,14 @@ export interface RefusedRefundResult {
 
 /**
  * Records a refund_refused charge refunded by hand: refunded, its customer mailed that the money went
- * back (the mail a refund through the gateway queues), in one transaction. Refused (an Error naming why;
+ * back (as a refund through the gateway is, without naming the card), in one transaction. Refused (an Error naming why;
  * the command exits 1), changing nothing: an unknown id, a charge in another state (refunded already, by a
  * second call or one at the same time).
  */
 export function markRefundedByHand(db: Kysely<Database>, chargeId: number, now: number): Promise<RefusedRefundResult> {
   return inTransaction(db, async (trx) => {
     const charge = await refusedCharge(trx, chargeId);
-    if ((await markRefunded(trx, charge, ['refund_refused'], now)) !== 'refunded') await refuseMovedMeanwhile(trx, charge);
+    if ((await markRefunded(trx, charge, ['refund_refused'], now, true)) !== 'refunded') await refuseMovedMeanwhile(trx, charge);
     return { ...resultOf(charge), state: 'refunded' };
   });
 }

@@ -17,7 +17,8 @@ import { escapeHtml } from '../../infra/html.js';
 // start (billing.apply.ts; settled, it is the purchased mail), an upgrade
 // whose declined charge the bank settled after all is active (billing.apply.ts), an upgrade whose
 // customer was told its payment was being processed is active, or declined and the plan unchanged
-// (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it).
+// (billing.apply.ts), a charge taken for nothing was refunded (refunds.ts; an upgrade's names it; one an
+// operator refunded by hand, perhaps by bank transfer, names no card: refused-refunds.service.ts).
 // Queued in the outbox by the transaction that made the change, so each goes out once; rendered
 // when sent, in the subscriber's language, from the subscription as it is then, and a charge's mail
 // from its charge: the plan it paid for and its amount, whatever plan the subscription is on by then
@@ -41,7 +42,9 @@ type ChargeMailKind =
   | 'upgradeConfirmed'
   | 'upgradeDeclined'
   | 'upgradeRefunded'
-  | 'paymentRefunded';
+  | 'paymentRefunded'
+  | 'upgradeRefundedByHand'
+  | 'paymentRefundedByHand';
 const CHARGE_MAILS: readonly string[] = [
   'startDeclined',
   'startRefunded',
@@ -51,6 +54,8 @@ const CHARGE_MAILS: readonly string[] = [
   'upgradeDeclined',
   'upgradeRefunded',
   'paymentRefunded',
+  'upgradeRefundedByHand',
+  'paymentRefundedByHand',
 ] satisfies ChargeMailKind[];
 
 /** The deadline of a charge's request (queueAnswerDeadline). */
@@ -127,6 +132,8 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   upgradeDeclined: 'subscriptions.mail.upgradeDeclinedSubject',
   upgradeRefunded: 'subscriptions.mail.refundedSubject',
   paymentRefunded: 'subscriptions.mail.refundedSubject',
+  upgradeRefundedByHand: 'subscriptions.mail.refundedSubject',
+  paymentRefundedByHand: 'subscriptions.mail.refundedSubject',
 };
 const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
@@ -141,6 +148,8 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   upgradeDeclined: 'subscriptions.mail.upgradeDeclined',
   upgradeRefunded: 'subscriptions.mail.upgradeRefunded',
   paymentRefunded: 'subscriptions.mail.paymentRefunded',
+  upgradeRefundedByHand: 'subscriptions.mail.upgradeRefundedByHand',
+  paymentRefundedByHand: 'subscriptions.mail.paymentRefundedByHand',
 };
 
 export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {

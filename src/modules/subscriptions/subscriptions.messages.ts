@@ -61,6 +61,10 @@ const en = {
     'Your payment of {amount} for renewing {plan} was refunded to your card before it renewed your subscription, so your subscription is not renewed yet. We will try to charge your saved card again in the coming days. Your bank may take a few days to show the refund.',
   'subscriptions.mail.paymentRefunded':
     'Your payment of {amount} for the subscription {plan} was refunded to your card, as it was not needed. Your bank may take a few days to show it.',
+  'subscriptions.mail.upgradeRefundedByHand':
+    'Your payment of {amount} for the upgrade to {plan} was refunded to you, as the upgrade did not take place. Your bank may take a few days to show it.',
+  'subscriptions.mail.paymentRefundedByHand':
+    'Your payment of {amount} for the subscription {plan} was refunded to you, as it was not needed. Your bank may take a few days to show it.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -125,6 +129,10 @@ const et: Record<keyof typeof en, string> = {
     'Teie makse {amount} tellimuse {plan} pikendamise eest on kaardile tagastatud enne, kui see tellimust pikendas, nii et tellimus ei ole veel pikendatud. Proovime salvestatud kaardilt tasu võtta lähipäevil uuesti. Pangal võib tagastuse kajastamine võtta mõne päeva.',
   'subscriptions.mail.paymentRefunded':
     'Teie makse {amount} tellimuse {plan} eest on kaardile tagastatud, sest seda ei olnud vaja. Pangal võib selle kajastamine võtta mõne päeva.',
+  'subscriptions.mail.upgradeRefundedByHand':
+    'Teie makse {amount} paketile {plan} ülemineku eest on teile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
+  'subscriptions.mail.paymentRefundedByHand':
+    'Teie makse {amount} tellimuse {plan} eest on teile tagastatud, sest seda ei olnud vaja. Pangal võib selle kajastamine võtta mõne päeva.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -189,6 +197,10 @@ const ru: Record<keyof typeof en, string> = {
     'Ваш платёж {amount} за продление подписки {plan} возвращён на карту до того, как подписка была им продлена, поэтому подписка пока не продлена. Мы попробуем снова списать оплату с сохранённой карты в ближайшие дни. Банку может потребоваться несколько дней, чтобы отразить возврат.',
   'subscriptions.mail.paymentRefunded':
     'Ваш платёж {amount} за подписку {plan} возвращён на карту, так как он не понадобился. Банку может потребоваться несколько дней, чтобы отразить возврат.',
+  'subscriptions.mail.upgradeRefundedByHand':
+    'Ваш платёж {amount} за переход на тариф {plan} возвращён вам, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',
+  'subscriptions.mail.paymentRefundedByHand':
+    'Ваш платёж {amount} за подписку {plan} возвращён вам, так как он не понадобился. Банку может потребоваться несколько дней, чтобы отразить возврат.',
 };
 
 export const subscriptionsMessages = { en, et, ru };
