@@ -7,6 +7,7 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import { deadIfRefused } from '../../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import type { Mailer } from '../../../infra/mail/mailer.js';
+import { activeShops } from '../../catalogue/index.js';
 import { getStore } from '../../store/index.js';
 import { checksumSecret, orderChecksum } from '../checksum.js';
 import { isDownloadLine } from '../download-lines.js';
@@ -63,7 +64,12 @@ export function orderMailHandler(deps: OrderMailDeps): JobHandler {
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     const { storeName, orderPageUrl } = await storeOfMail(deps, order);
-    const facts = { recipient: job.recipient, storeName, orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null };
+    const facts = {
+      recipient: job.recipient,
+      storeName,
+      orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null,
+      shopName: await pickupShopName(deps.db, order),
+    };
     const sending = deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
     // The buyer's receipt, and a guest's only way back to the order: refused, the operators are to
     // reach the buyer another way (a receiver's copy is only news, ended as refused).
@@ -120,16 +126,25 @@ export function buyerNoticeMail(order: OrderRow, subjectKey: MessageKey, what: s
   return { subject: say(subjectKey, { code, store: store.storeName }), ...mailBody(blocks, store.orderPageUrl) };
 }
 
+/** The name of the shop an order is collected in, in its language: what the shopper knows it by (its code is the back office's). */
+async function pickupShopName(db: Kysely<Database>, order: OrderRow): Promise<string | null> {
+  if (order.delivery_shop_code === null) return null;
+  const shops = await activeShops(db, voiceOf(order).language);
+  return shops.find((shop) => shop.code === order.delivery_shop_code)?.name ?? null;
+}
+
 export interface ConfirmationMailFacts {
   recipient: OrderMailRecipient;
   storeName: string;
+  /** The pickup shop's name (null: no pickup, or the shop is gone, when its code is named). */
+  shopName: string | null;
   /** The front-end's page of the order, with its checksum: the buyer's alone (null for the receiver). */
   orderPageUrl: string | null;
 }
 
 /** The mail as text and HTML from the same paragraphs, so the two never disagree. */
 export function confirmationMail(order: OrderRow, lines: readonly LineRow[], facts: ConfirmationMailFacts) {
-  const { recipient, storeName, orderPageUrl } = facts;
+  const { recipient, storeName, orderPageUrl, shopName } = facts;
   const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
@@ -164,7 +179,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
     [say('orders.mail.lines'), ...itemLines],
     totals,
     // Nothing shipped (digital items only): no address to name.
-    ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order) })]]),
+    ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order, shopName) })]]),
     ...(orderPageUrl === null ? [] : [[...downloadsNote(order, lines), say('orders.mail.orderPage', { url: orderPageUrl })]]),
     [say('orders.mail.code', { code })],
   ];
@@ -210,8 +225,8 @@ function receiverDownloadsNote(order: OrderRow, lines: readonly LineRow[], recip
   ];
 }
 
-function deliveryDetails(order: OrderRow): string {
-  const place = order.parcel_machine_name ?? order.delivery_shop_code;
+function deliveryDetails(order: OrderRow, shopName: string | null): string {
+  const place = order.parcel_machine_name ?? shopName ?? order.delivery_shop_code;
   const address = [
     order.shipping_name,
     order.shipping_address,
