@@ -112,7 +112,9 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   app.route({
     method: ['GET', 'POST'],
     url: '/bank/return-internal',
-    config: notStoreScoped,
+    // A HEAD (a link checker, a browser's prefetch of the return URL) must not apply the gateway's word:
+    // it marked the order paid, queued its processing and emitted its events. The GET or POST does it.
+    config: { ...notStoreScoped, getWrites: "applies the gateway's status of the order's payment (paid, failed)" },
     schema: {
       tags: ['checkout'],
       summary:
@@ -177,7 +179,8 @@ export const bankRoutes: FastifyPluginAsyncTypebox<OrdersHttp> = async (app, dep
   app.route({
     method: ['GET', 'POST'],
     url: '/payment/:gateway/callback',
-    config: notStoreScoped,
+    // A gateway notifies with GET or POST; a HEAD is nobody's notification and records none (payment_callback).
+    config: { ...notStoreScoped, getWrites: "records the callback and applies the gateway's status of the payment it names" },
     schema: {
       tags: ['checkout'],
       summary: "A gateway's notification: the payment it names is fetched from the gateway and applied once",

@@ -95,7 +95,8 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
   app.route({
     method: ['GET', 'POST'],
     url: '/subscription-credit-card/return',
-    config: { storeScoped: false },
+    // A HEAD of the return link (a link checker, a prefetch) must not save the card on the gateway's word: the GET does.
+    config: { storeScoped: false, getWrites: "applies the gateway's word on the card (saved or declined)" },
     schema: {
       tags,
       summary: "The shopper's return from the gateway's card page: verified with the gateway, then a redirect to the front-end",
