@@ -120,6 +120,30 @@ describe('HEAD /direct-download/{token}', () => {
     expect(await used()).toBe(before + 1);
   });
 
+  it('with If-None-Match or If-Modified-Since answers as the GET does (no 304: the file is no-store), counting nothing', async () => {
+    const path = await linkPath(world, world.customer, item.id);
+    const before = await used();
+    const size = (await downloads(world, world.customer)).find((each) => each.id === item.id)!.size;
+    const tag = (await head(path)).headers.etag as string;
+    const conditionals: Array<Record<string, string>> = [
+      { 'if-none-match': tag },
+      { 'if-none-match': '*' },
+      { 'if-modified-since': new Date().toUTCString() },
+    ];
+    for (const conditional of conditionals) {
+      const answer = await head(path, conditional);
+      expect(answer.statusCode, JSON.stringify(conditional)).toBe(200);
+      expect(answer.headers.etag).toBe(tag);
+      expect(answer.headers['content-length']).toBe(String(size));
+    }
+    expect(await used()).toBe(before);
+    // The GET with the same validator: the whole file, counted once (what the HEAD told).
+    const got = await get(world, path, {}, { 'if-none-match': tag });
+    expect(got.statusCode, got.body).toBe(200);
+    expect(got.rawPayload.length).toBe(size);
+    expect(await used()).toBe(before + 1);
+  });
+
   it('is refused as the GET would be: an altered link, another client, a purchase past its limit', async () => {
     const path = await linkPath(world, world.customer, item.id);
     await expectHeadRefused(`${path.slice(0, -3)}AAA`, 403);
