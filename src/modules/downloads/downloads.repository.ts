@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { isErasedEmail } from '../../infra/personal-data.js';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
-import { lockedOnPostgres } from '../../db/row-lock.js';
+import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
 import type { PageRequest } from '../../http/paging.js';
 import { accessibleTakes, subscriptionGivingAccess } from '../subscriptions/index.js';
 import type { Grant } from './download-link.js';
@@ -200,6 +200,15 @@ export type EntitledFile = Grant & {
   filename: string;
   used: number;
 };
+
+/**
+ * A guest order's row in share mode until the transaction ends (PostgreSQL): the erasure's update of it
+ * waits, and a download waits for an erasure that updated it first. SQLite's write transactions are serial.
+ */
+export async function lockGuestOrder(db: Db, orderId: number): Promise<void> {
+  if (!isPostgres(db)) return;
+  await db.selectFrom('customer_order').select('id').where('id', '=', orderId).forShare().execute();
+}
 
 /**
  * The file `fileId` under the client's entitlement of order `orderId` (any store when storeCode is undefined);

@@ -8,6 +8,7 @@ import {
   countDownload,
   downloadPage,
   entitledFile,
+  lockGuestOrder,
   orderFilePage,
   spendLinkBytes,
   takenFile,
@@ -144,6 +145,12 @@ export async function openDownload(
   if (link.clientAccountId !== null) {
     if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
     await refuseEndedClient(trx, link.clientAccountId);
+  } else if (link.orderId !== undefined) {
+    // A guest link has no account to lock: its order's row, which the erasure of its buyer updates (the
+    // billing email), so that an erasure committing at the same moment either comes first and is read
+    // below (buyerErased), or waits for this download's count. Unlocked, a download read the order before
+    // the erasure committed and counted and served the file after it.
+    await lockGuestOrder(trx, link.orderId);
   }
   // Any store: the link was made in the entitlement's store and carries no other. A take's link
   // stops working when the take stops giving access (a lapse, the end of a cancelled period, off the shelf).

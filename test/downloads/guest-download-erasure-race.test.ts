@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, request as forward, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { engine } from '../helpers/test-app.js';
+import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type DownloadWorld } from './helpers.js';
+
+// A guest order's download and the erasure of its buyer at once. A download reads its order twice: once to
+// open the bytes (a transaction rolled back), once to count it; the erasure strips the order's billing email,
+// after which its files serve nothing (erased-guest-downloads.test.ts). Either the erasure comes first and the
+// download is refused, or the erasure waits for the download's count: never a download counted and served
+// after the erasure committed. A proxy in front of the local S3 server holds the bytes' opening, between the
+// two reads. On PostgreSQL the erasure then runs while the count waits (download_link_use held in share
+// mode); SQLite runs one transaction at a time: there the erasure runs between the two reads.
+
+let s3: S3Server;
+let proxy: Server;
+let world: DownloadWorld;
+let holding = false;
+const held: Array<() => void> = [];
+let heldSeen: () => void = () => {};
+let code: string;
+let query: string;
+let item: DownloadItem;
+
+beforeAll(async () => {
+  s3 = await startS3Server();
+  const target = new URL(s3.endpoint);
+  proxy = createServer((incoming, answer) => {
+    const pass = () =>
+      incoming.pipe(
+        forward(
+          { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
+          (from) => {
+            answer.writeHead(from.statusCode ?? 502, from.headers);
+            from.pipe(answer);
+          },
+        ),
+      );
+    if (holding && incoming.method === 'GET' && incoming.url?.includes('.epub')) {
+      holding = false;
+      held.push(pass);
+      heldSeen();
+    } else pass();
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  world = await createDownloadWorld({ ...s3.env, FILE_STORE_S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+  const db = world.t.database.db;
+  const [book] = world.ebooks;
+  expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
+  // The stranger's login email is the one buyWithLink bills its orders to: its guest order is the stranger's.
+  const account = await db
+    .selectFrom('client_account')
+    .select('user_id')
+    .where('id', '=', world.stranger.clientAccountId)
+    .executeTakeFirstOrThrow();
+  await db.updateTable('app_user').set({ email: 'mari@example.ee' }).where('id', '=', account.user_id).execute();
+  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
+  const bought = await buyWithLink(world.t, {}, [book!.id], Number(courier.id));
+  code = (await db.selectFrom('customer_order').select('code').where('id', '=', bought.orderId).executeTakeFirstOrThrow()).code!;
+  query = `?checksum=${bought.checksum}`;
+  item = ((await get(world, `/order/${code}/download${query}`)).json() as DownloadItem[])[0]!;
+  // Delivered (the back office completed it): an open order would refuse the erasure.
+  await db.updateTable('customer_order').set({ status: 'COMPLETED' }).where('id', '=', bought.orderId).execute();
+});
+afterAll(async () => {
+  for (const pass of held) pass();
+  await world?.close();
+  await new Promise((resolve) => proxy?.close(resolve));
+  await s3?.close();
+});
+
+/** The downloads the guest order's purchase has counted. */
+async function used(): Promise<number> {
+  const db = world.t.database.db;
+  const row = await db
+    .selectFrom('download_count as c')
+    .innerJoin('customer_order as o', 'o.id', 'c.order_id')
+    .select('c.used')
+    .where('o.code', '=', code)
+    .executeTakeFirst();
+  return Number(row?.used ?? 0);
+}
+
+it("a guest order's download is refused, or counted before its buyer's erasure commits", async () => {
+  const db = world.t.database.db;
+  const link = await get(world, `/order/${code}/download/${item.id}/link${query}`);
+  expect(link.statusCode, link.body).toBe(200);
+  const path = new URL((link.json() as { url: string }).url).pathname;
+
+  const seen = new Promise<void>((resolve) => (heldSeen = resolve));
+  holding = true;
+  const download = get(world, path);
+  await seen;
+  let erasureDone = false;
+  const erase = () => {
+    const erasure = world.t.app.inject({
+      method: 'DELETE',
+      url: '/client-account',
+      headers: { authorization: `Bearer ${world.stranger.bearer}`, store: 'WEB' },
+      payload: {},
+    });
+    void erasure.then(() => (erasureDone = true));
+    return erasure;
+  };
+  let erasure: ReturnType<typeof erase>;
+  let erasedBeforeCount = false;
+  if (engine === 'postgres') {
+    await db.transaction().execute(async (trx) => {
+      await sql`lock table download_link_use in share mode`.execute(trx);
+      for (const pass of held.splice(0)) pass();
+      await until('the download to wait to count', async () => (await lockWaiters(db)) >= 1);
+      erasure = erase();
+      // The erasure either ends (nothing made it wait for the download) or waits on the download's lock.
+      await until('the erasure to end or wait', async () => erasureDone || (await lockWaiters(db)) >= 2);
+      erasedBeforeCount = erasureDone;
+    });
+  } else {
+    erasure = erase();
+    await erasure;
+    erasedBeforeCount = true;
+    for (const pass of held.splice(0)) pass();
+  }
+  const answer = await download;
+  const erased = await erasure!;
+  expect(erased.statusCode, erased.body).toBeLessThan(300);
+  if (erasedBeforeCount) {
+    expect(answer.statusCode, 'a download counted after the erasure committed').toBe(403);
+    expect(await used()).toBe(0);
+  } else {
+    expect(answer.statusCode, answer.body).toBe(200);
+    expect(await used()).toBe(1);
+  }
+  const order = await db.selectFrom('customer_order').select('billing_email').where('code', '=', code).executeTakeFirstOrThrow();
+  expect(order.billing_email).toMatch(/@erased\.invalid$/);
+});
