@@ -144,6 +144,8 @@ describe('EveryPay gateway', () => {
         refundedCents: state === 'chargebacked' ? 4599 : 0,
         currency: 'EUR',
         ownAccount: true,
+        // A chargeback is told from a refund: both are `refunded`.
+        chargedBack: state === 'chargebacked',
       });
       const request = everypay.requests.at(-1)!;
       expect(request.method).toBe('GET');

@@ -129,6 +129,7 @@ describe('a button', () => {
       refundedCents: 0,
       currency: 'EUR',
       ownAccount: true,
+      chargedBack: false,
     });
     const page = await t.app.inject({ method: 'GET', url: path });
     expect(page.body).toContain('This payment is finished');

@@ -107,6 +107,7 @@ import * as createOrderRevivalRefusal from './2026_12_05_1345_create_order_reviv
 import * as widenSubscriptionCardToken from './2026_12_05_1411_widen_subscription_card_token.js';
 import * as indexTestGatewayOrderReference from './2026_12_05_1435_index_test_gateway_order_reference.js';
 import * as addSubscriptionChargeRefundTriedAt from './2026_12_06_1030_add_subscription_charge_refund_tried_at.js';
+import * as addSubscriptionChargeCardId from './2026_12_08_1021_add_subscription_charge_card_id.js';
 import * as indexConversionJobUser from './2026_12_08_1050_index_conversion_job_user.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -220,5 +221,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_05_1411_widen_subscription_card_token': widenSubscriptionCardToken,
   '2026_12_05_1435_index_test_gateway_order_reference': indexTestGatewayOrderReference,
   '2026_12_06_1030_add_subscription_charge_refund_tried_at': addSubscriptionChargeRefundTriedAt,
+  '2026_12_08_1021_add_subscription_charge_card_id': addSubscriptionChargeCardId,
   '2026_12_08_1050_index_conversion_job_user': indexConversionJobUser,
 };

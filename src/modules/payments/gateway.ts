@@ -87,6 +87,13 @@ export interface PaymentStatus {
    * whatever its amount.
    */
   ownAccount: boolean;
+  /**
+   * Whether the money went back because the cardholder disputed the payment with their bank (a chargeback,
+   * EveryPay's `chargebacked`: often a stolen card), not because the shop refunded it (in its portal or
+   * through the API); its state is `refunded` either way. Card-network rules say a disputed card is not to be
+   * billed again. False for every other payment, and from a gateway that has no chargebacks (the test gateway).
+   */
+  chargedBack: boolean;
   /** The card saved by a payment that requested a token, once it is settled; absent otherwise. */
   card?: SavedCard | null;
 }

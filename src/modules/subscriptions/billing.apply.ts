@@ -2,8 +2,11 @@ import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import { paysInEuros, type PaymentStatus } from '../payments/index.js';
 import { afterCommit } from '../../db/after-commit.js';
+import { lockCardOwner } from './cards.repository.js';
+import { dropSavedCard } from './cards.service.js';
 import {
   countCharges,
+  findCharge,
   finishCharge,
   markOutcomeTold,
   moveCharge,
@@ -15,7 +18,7 @@ import { addMonths, nextAttemptAt } from './periods.js';
 import { countPaymentStatus } from './payments-metric.js';
 import { markRefundDue } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
-import { lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
+import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
 
 // What a charge's outcome does to its subscription, in the transaction that finishes the charge.
 // The charge row is finished by a conditional update (pending -> settled/failed), so whoever
@@ -83,7 +86,7 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
   // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
   if (applied === 'applied-already' && status.state === 'refunded' && status.refundedCents >= status.amountCents)
-    return (await markTakenBack(trx, charge, now)) ? 'taken-back' : applied;
+    return (await markTakenBack(trx, charge, status.chargedBack, now)) ? 'taken-back' : applied;
   // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
@@ -93,14 +96,28 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
 
 /**
  * A settled charge whose payment the gateway reports refunded whole though the shop refunded nothing (the
- * shop's own refunds go through refund_due): the cardholder's bank took it back (EveryPay's `chargebacked`) or
- * an operator refunded it in the gateway's portal. Left settled, `subscription stats` counted money the shop
- * no longer has as revenue. Marked refunded, as what the money is; the subscription is left as it stands (what
- * a chargeback does to it is the business's call). False when the charge is settled no more (a repeated callback).
- * A refund in part moves no state (a charge has no partly refunded one).
+ * shop's own refunds go through refund_due): an operator refunded it in the gateway's portal, or the cardholder
+ * disputed it and their bank took it back (a chargeback, EveryPay's `chargebacked`). Left settled, `subscription
+ * stats` counted money the shop no longer has as revenue: marked refunded, as what the money is. A chargeback also
+ * retires the card the charge was made with, as a removal does (dropSavedCard): card-network rules say a disputed
+ * card (often a stolen one) is not billed again, so the subscriptions using it move to the customer's other saved
+ * card, or to none and the existing "no card" rules (the renewal fails without a gateway call, billingFailed mail).
+ * The subscription's current period stands. A portal refund leaves the card. False when the charge is settled no
+ * more (a repeated callback: nothing retired again). A refund in part moves no state (a charge has no partly refunded one).
  */
-async function markTakenBack(trx: Db, charge: ChargeRow, now: number): Promise<boolean> {
-  return moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now);
+async function markTakenBack(trx: Db, charge: ChargeRow, chargedBack: boolean, now: number): Promise<boolean> {
+  if (!chargedBack) return moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now);
+  // The client's lock before the charge's row, as a removal, a confirmation and an erasure take it before
+  // the rows they write; its account never changes, so the subscription is read unlocked.
+  const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
+  const clientAccountId = Number(sub.client_account_id);
+  await lockCardOwner(trx, clientAccountId);
+  if (!(await moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now))) return false;
+  // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
+  const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
+  // Charges made before their card was recorded name none: that card is not known, and none is retired.
+  if (cardId !== null) await dropSavedCard(trx, clientAccountId, Number(cardId), now);
+  return true;
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   insertChargeOnce,
   pendingChargeOf,
   pendingChargesToCheck,
+  setChargeCard,
   type ChargeRow,
 } from './charges.repository.js';
 import { DAY_MS } from './periods.js';
@@ -98,12 +99,13 @@ const referenceOf = (subscriptionId: number, period: number, purpose: string, at
 export function newCharge(
   sub: { id: number },
   fields: Pick<ChargeRow, 'period_number' | 'purpose' | 'attempt' | 'plan_id' | 'amount_cents' | 'gateway'> &
-    Partial<Pick<ChargeRow, 'from_plan_id'>>,
+    Partial<Pick<ChargeRow, 'from_plan_id' | 'card_id'>>,
   now: number,
 ): Omit<ChargeRow, 'id'> {
   return {
     subscription_id: sub.id,
     from_plan_id: null,
+    card_id: null,
     ...fields,
     order_reference: referenceOf(sub.id, fields.period_number, fields.purpose, fields.attempt),
     idempotency_key: randomBytes(16).toString('hex'),
@@ -205,6 +207,7 @@ async function claimRenewal(db: Kysely<Database>, cardTokens: CardTokens, subscr
           plan_id: planId,
           amount_cents: plan.price_cents,
           gateway: card?.gateway ?? 'none',
+          card_id: card ? Number(card.id) : null,
         },
         now,
       ),
@@ -288,7 +291,12 @@ async function resendCharge(db: Kysely<Database>, gateways: Gateways, cardTokens
     if (error instanceof GatewayRefusedError || error instanceof GatewayUnavailableError) return 'pending' as const;
     throw error;
   }
-  return inTransaction(db, (trx) => applyChargeStatus(trx, charge, status, now));
+  // Answered, so this request made the payment (the first never arrived): with the card charged now, which a
+  // chargeback of it retires (billing.apply.ts), whatever card the charge was claimed with.
+  return inTransaction(db, async (trx) => {
+    await setChargeCard(trx, Number(charge.id), Number(card!.id), now);
+    return applyChargeStatus(trx, charge, status, now);
+  });
 }
 
 /** How many charges have been pending longer than a day (STUCK_CHARGE_MS): the run's report, /metrics. */

@@ -296,13 +296,24 @@ export async function setDefaultCard(db: Kysely<Database>, clientAccountId: numb
 export async function removeCard(db: Kysely<Database>, clientAccountId: number, id: number, now: number): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await lockLiveClientAccount(trx, clientAccountId);
-    const card = await ownCard(trx, clientAccountId, id);
-    if (!card || card.state !== 'ACTIVE') throw notFound('subscriptions.cardNotFound', { id });
-    const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
-    const next = others.find((other) => other.is_default) ?? others.at(-1);
-    await deleteCards(trx, [id], next ? Number(next.id) : null, now);
-    if (card.is_default && next) await makeDefault(trx, clientAccountId, Number(next.id), now);
+    if (!(await dropSavedCard(trx, clientAccountId, id, now))) throw notFound('subscriptions.cardNotFound', { id });
   });
+}
+
+/**
+ * A removal's work, under the client's lock (lockCardOwner or lockLiveClientAccount): the client's saved card `id`
+ * goes, the subscriptions that used it move to the default card left (or the newest, then made the default), or to
+ * none. Also what a chargeback of a charge made with the card does (billing.apply.ts). False when the client has no
+ * such saved card (unknown, another's, not saved, or gone already).
+ */
+export async function dropSavedCard(trx: Db, clientAccountId: number, id: number, now: number): Promise<boolean> {
+  const card = await ownCard(trx, clientAccountId, id);
+  if (!card || card.state !== 'ACTIVE') return false;
+  const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
+  const next = others.find((other) => other.is_default) ?? others.at(-1);
+  await deleteCards(trx, [id], next ? Number(next.id) : null, now);
+  if (card.is_default && next) await makeDefault(trx, clientAccountId, Number(next.id), now);
+  return true;
 }
 
 /**

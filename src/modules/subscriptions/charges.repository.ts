@@ -187,6 +187,16 @@ export async function setChargeReference(db: Db, id: number, reference: string, 
     .execute();
 }
 
+/** The card a pending charge is made with, when sent again with the subscription's card of now (billing.service.ts resendCharge). */
+export async function setChargeCard(db: Db, id: number, cardId: number, now: number): Promise<void> {
+  await db
+    .updateTable('subscription_charge')
+    .set({ card_id: cardId, updated_at: now })
+    .where('id', '=', id)
+    .where('state', '=', 'pending')
+    .execute();
+}
+
 /**
  * Finishes a pending charge; null when it was finished already (another run, a callback). `toldPending`:
  * its customer was told it is being processed (markPendingTold), read from the row this update

@@ -172,7 +172,7 @@ export async function subscribe(
       }
       const token = tokenToCharge(payer, card, 'cardId');
       const fields = { period_number: 1, purpose: 'PERIOD' as const, attempt: 1, plan_id: Number(plan.id), amount_cents: plan.price_cents };
-      const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now)))!;
+      const charge = (await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway, card_id: Number(card.id) }, now)))!;
       await queueAnswerDeadline(trx, id, Number(charge.id), now);
       return { id, charge, token, repeat: false };
     })
@@ -271,7 +271,7 @@ export async function changePlan(
       from_plan_id: Number(current.id),
       amount_cents: amount,
     };
-    const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway }, now));
+    const charge = await insertChargeOnce(trx, newCharge({ id }, { ...fields, gateway: card.gateway, card_id: Number(card.id) }, now));
     if (!charge) throw conflict('subscriptions.chargePending');
     await queueAnswerDeadline(trx, id, Number(charge.id), now);
     return { charge, token };

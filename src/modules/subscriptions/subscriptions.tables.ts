@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500 and 1700). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500 and 1700, 2026_12_08_1021). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -143,6 +143,11 @@ export interface SubscriptionChargeTable {
    * The least recently tried go first, so charges that cannot be refunded now do not keep the others waiting.
    */
   refund_tried_at: number | null;
+  /**
+   * The saved card the charge was made with (migration 2026_12_08_1021): a chargeback retires it (billing.apply.ts).
+   * Null for charges made before, and for a renewal claimed without a card.
+   */
+  card_id: number | null;
   created_at: number;
   updated_at: number;
 }

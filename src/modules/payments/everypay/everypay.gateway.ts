@@ -142,12 +142,12 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
     // (the issuer took the payment back) is whole whatever standing_amount shows: EveryPay documents that
     // field for refunds only, and one left as it was made a chargeback after a part refund read as that
     // refund again (the callback inbox's key of it), so the paid order went on for money taken back.
-    const refundedCents =
-      payment.payment_state === 'chargebacked'
-        ? amountCents
-        : state === 'refunded'
-          ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0)))
-          : 0;
+    const chargedBack = payment.payment_state === 'chargebacked';
+    const refundedCents = chargedBack
+      ? amountCents
+      : state === 'refunded'
+        ? Math.min(amountCents, Math.max(0, amountCents - (standing ?? 0)))
+        : 0;
     const card = cardOf(payment);
     const currency = payment.currency == null ? null : payment.currency.toUpperCase();
     const ownAccount = payment.account_name == null || payment.account_name === config.accountName;
@@ -160,6 +160,7 @@ export function createEveryPayGateway(config: EveryPayConfig, deps: EveryPayDeps
       refundedCents,
       currency,
       ownAccount,
+      chargedBack,
       ...(card ? { card } : {}),
     };
   }

@@ -167,6 +167,8 @@ export function statusOf(payment: TestGatewayPayment): PaymentStatus {
     // It takes EUR only, on the one account it pretends to be.
     currency: 'EUR',
     ownAccount: true,
+    // Its payments are paid or refunded, never disputed: it has no chargeback to tell of.
+    chargedBack: false,
     // Every card of the test gateway is the same pretend Visa, valid for three more years.
     ...(token !== null && {
       card: {
