@@ -226,7 +226,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(contentRoutes, { database: replicaReads, catalogue, guestAnswerTtlMs: config.catalogueCacheTtlMs });
       await api.register(giftCardsRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
       await api.register(backInStockRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, wantsBackInStockMails, config });
-      await api.register(contactRoutes, { database, config });
+      await api.register(contactRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
       await api.register(blogRoutes, { database: replicaReads });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.

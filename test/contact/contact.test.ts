@@ -4,6 +4,7 @@ import { CliUsageError } from '../../src/infra/cli-usage.js';
 import { retryJob } from '../../src/infra/jobs/queue.js';
 import { contactCommand } from '../../src/modules/contact/index.js';
 import { createShop } from '../helpers/catalogue.js';
+import { createCustomer, emailOf, userIdOf } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import { createTestApp, type TestApp } from '../helpers/test-app.js';
 import { keepEachTestInOneRateLimitWindow } from '../helpers/rate-limit-window.js';
@@ -12,7 +13,8 @@ keepEachTestInOneRateLimitWindow();
 
 // The contact page: the office's data and shops; the form's validation, limits per client address
 // and per sender's email, and honeypot; both mails (office with Reply-To the sender, acknowledgement in the sender's
-// language) through the outbox to a real SMTP server.
+// language, copying what was written only to a logged-in customer's own confirmed email) through the
+// outbox to a real SMTP server.
 
 let t: TestApp;
 let smtp: SmtpCatcher;
@@ -44,13 +46,17 @@ afterAll(async () => {
 beforeEach(() => smtp.clear());
 
 const form = { name: 'Mari Maasikas', email: 'mari@example.ee', subject: 'Tellimuse kohta', message: 'Kas mu raamat on teel?\nAitäh!' };
-const post = (body: object, options: { ip?: string; language?: string; store?: string } = {}) =>
+const post = (body: object, options: { ip?: string; language?: string; store?: string; token?: string } = {}) =>
   t.app.inject({
     method: 'POST',
     url: '/contact',
     payload: body,
     remoteAddress: options.ip ?? nextIp(),
-    headers: { ...(options.language && { 'x-app-language': options.language }), ...(options.store && { store: options.store }) },
+    headers: {
+      ...(options.language && { 'x-app-language': options.language }),
+      ...(options.store && { store: options.store }),
+      ...(options.token && { authorization: `Bearer ${options.token}` }),
+    },
   });
 const recipients = (mail: ParsedMail) => (Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((to) => to?.value.map((v) => v.address));
 
@@ -110,13 +116,74 @@ describe('POST /contact', () => {
     expect(office.text).toContain('Kas mu raamat on teel?');
     const ack = smtp.mails.find((mail) => recipients(mail).includes('mari@example.ee'))!;
     expect(ack.subject).toBe('We received your message – Main store');
-    expect(ack.text).toContain('Dear Mari Maasikas');
-    expect(ack.text).toContain('Kas mu raamat on teel?');
+    expect(ack.text).toBe('Thank you for writing to Main store. We have received your message and will answer it as soon as we can.');
     expect(smtp.mails).toHaveLength(2);
   });
 
+  it('acknowledges a guest bare: nothing the request wrote reaches the address it named, in any language', async () => {
+    // Anyone may type anyone's address: the shop must not mail a stranger's words under its name.
+    const lure = 'CLAIM-YOUR-PRIZE https://phish.example/login';
+    for (const language of ['et', 'en', 'ru']) {
+      smtp.clear();
+      const victim = `victim-${language}@example.ee`;
+      const body = { name: `Your bank ${lure}`, email: victim, subject: `Account locked ${lure}`, message: `Log in at ${lure}` };
+      expect((await post(body, { language })).statusCode).toBe(202);
+      expect(await t.drainJobs()).toBe(2);
+      const ack = smtp.mails.find((mail) => recipients(mail).includes(victim))!;
+      expect(ack, language).toBeDefined();
+      for (const part of [smtp.raw(ack), ack.subject ?? '', ack.text ?? '', String(ack.html)]) {
+        for (const piece of ['CLAIM-YOUR-PRIZE', 'phish.example', 'Your bank', 'Account locked'])
+          expect(part, language).not.toContain(piece);
+      }
+      // The office still gets all of it.
+      const office = smtp.mails.find((mail) => recipients(mail).includes('office@example.ee'))!;
+      expect(office.text).toContain(`Log in at ${lure}`);
+    }
+  });
+
+  it('copies the message to a logged-in customer writing from their own confirmed email, in any case; another address gets it bare', async () => {
+    const customer = await createCustomer(t.database.db, { store: 'WEB' });
+    const own = await emailOf(t.database.db, customer);
+    const mine = { ...form, email: own.toUpperCase(), subject: 'Minu tellimus', message: 'Kus on mu pakk?' };
+    expect((await post(mine, { token: customer.token, language: 'en' })).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(2);
+    const copy = smtp.mails.find((mail) => recipients(mail).some((to) => to?.toLowerCase() === own.toLowerCase()))!;
+    expect(copy.text).toContain('Dear Mari Maasikas');
+    expect(copy.text).toContain('Your message "Minu tellimus":');
+    expect(copy.text).toContain('Kus on mu pakk?');
+
+    smtp.clear();
+    const other = { ...form, email: 'someone.else@example.ee', subject: 'Teise aadressiga', message: 'Seda ei tohi kopeerida' };
+    expect((await post(other, { token: customer.token, language: 'en' })).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(2);
+    const bare = smtp.mails.find((mail) => recipients(mail).includes('someone.else@example.ee'))!;
+    expect(smtp.raw(bare)).not.toContain('kopeerida');
+    expect(smtp.raw(bare)).not.toContain('Teise aadressiga');
+    expect(bare.text).toBe('Thank you for writing to Main store. We have received your message and will answer it as soon as we can.');
+  });
+
+  it('acknowledges bare a logged-in customer whose login email is not confirmed, and refuses a bad token with 401', async () => {
+    const customer = await createCustomer(t.database.db, { store: 'WEB' });
+    const own = await emailOf(t.database.db, customer);
+    await t.database.db
+      .insertInto('unconfirmed_login_email')
+      .values({ user_id: await userIdOf(t.database.db, customer), since: Date.now() })
+      .execute();
+    expect((await post({ ...form, email: own, message: 'Kinnitamata aadress' }, { token: customer.token })).statusCode).toBe(202);
+    expect(await t.drainJobs()).toBe(2);
+    const ack = smtp.mails.find((mail) => recipients(mail).includes(own.toLowerCase()))!;
+    expect(smtp.raw(ack)).not.toContain('Kinnitamata');
+    smtp.clear();
+    const bad = await post({ ...form, message: 'Vale võti' }, { token: 'x'.repeat(43) });
+    expect(bad.statusCode).toBe(401);
+    expect(await t.drainJobs()).toBe(0);
+  });
+
   it('escapes what the sender wrote in the HTML of both mails', async () => {
-    expect((await post({ ...form, message: '<script>alert(1)</script><img src=x onerror=alert(2)>' })).statusCode).toBe(202);
+    const customer = await createCustomer(t.database.db, { store: 'WEB' });
+    const own = await emailOf(t.database.db, customer);
+    const script = { ...form, email: own, message: '<script>alert(1)</script><img src=x onerror=alert(2)>' };
+    expect((await post(script, { token: customer.token })).statusCode).toBe(202);
     await t.drainJobs();
     expect(smtp.mails).toHaveLength(2);
     for (const mail of smtp.mails) {

@@ -20,6 +20,8 @@ export interface SmtpCatcher {
   acceptRecipient(address: string): void;
   /** Connections the server accepted so far. */
   connections(): number;
+  /** The message as it came over the wire (headers and encoded body), for what must not be in it anywhere. */
+  raw(mail: ParsedMail): string;
   /** The envelope sender (MAIL FROM) the mail came with: where a late bounce would go. */
   envelopeFrom(mail: ParsedMail): string | undefined;
   /** Connections that sent a message over TLS. */
@@ -49,6 +51,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
   const secureSessions = new Set<string>();
   const refusals = new Map<string, { code: number; text: string }>();
   const senders = new WeakMap<ParsedMail, string>();
+  const sources = new WeakMap<ParsedMail, string>();
 
   const server = new SMTPServer({
     authOptional: true,
@@ -83,19 +86,27 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
         stream.resume();
         return;
       }
-      simpleParser(stream).then(
-        (mail) => {
-          if (session.envelope.mailFrom) senders.set(mail, session.envelope.mailFrom.address);
-          mails.push(mail);
-          for (const waiter of waiters) {
-            if (!waiter.predicate(mail)) continue;
-            waiters.delete(waiter);
-            waiter.resolve(mail);
-          }
-          callback();
-        },
-        (err: Error) => callback(err),
-      );
+      const chunks: Buffer[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      new Promise<Buffer>((resolve, reject) => {
+        stream.on('end', () => resolve(Buffer.concat(chunks)));
+        stream.on('error', reject);
+      })
+        .then(async (source) => ({ source, mail: await simpleParser(source) }))
+        .then(
+          ({ source, mail }) => {
+            sources.set(mail, source.toString('utf8'));
+            if (session.envelope.mailFrom) senders.set(mail, session.envelope.mailFrom.address);
+            mails.push(mail);
+            for (const waiter of waiters) {
+              if (!waiter.predicate(mail)) continue;
+              waiters.delete(waiter);
+              waiter.resolve(mail);
+            }
+            callback();
+          },
+          (err: Error) => callback(err),
+        );
     },
   });
 
@@ -139,6 +150,7 @@ export async function startSmtpCatcher(options: SmtpCatcherOptions = {}): Promis
       mails.length = 0;
     },
     envelopeFrom: (mail) => senders.get(mail),
+    raw: (mail) => sources.get(mail) ?? '',
     failNext(count) {
       failures = count;
     },

@@ -2,8 +2,11 @@ import { isLanguage, translate, type Language, type MessageKey } from '../../i18
 import { escapeHtml } from '../../infra/html.js';
 
 // The two mails of a contact-form message: to the office (reply-to the sender) and the
-// acknowledgement to the sender with a copy of what they wrote. Text and HTML from the same
-// paragraphs; everything the sender wrote is escaped in the HTML.
+// acknowledgement to the sender. Anyone may type any address into the form, so the acknowledgement
+// carries nothing the request wrote (no name, subject or text: the shop must not relay a stranger's
+// words to an address under its own name) unless the address is proven the sender's: a logged-in
+// customer writing from their account's confirmed login email gets a copy of what they wrote. Text
+// and HTML from the same paragraphs; everything the sender wrote is escaped in the HTML.
 
 export interface ContactMessage {
   storeCode: string;
@@ -13,6 +16,12 @@ export interface ContactMessage {
   subject: string;
   message: string;
   orderCode: string | null;
+  /**
+   * Whether the acknowledgement copies the name, subject and text: only when `email` is the
+   * logged-in customer's confirmed login email. A job queued before the field existed has none and
+   * is acknowledged bare (checked `=== true`).
+   */
+  copyToSender: boolean;
 }
 
 export interface RenderedMail {
@@ -41,11 +50,14 @@ export function officeMail(message: ContactMessage, storeName: string, language:
 
 export function acknowledgementMail(message: ContactMessage, storeName: string): RenderedMail {
   const say = sayer(message.language);
-  const paragraphs = [
-    say('contact.mail.ackIntro', { name: message.name, store: storeName }),
-    say('contact.mail.ackCopy', { subject: message.subject }),
-    message.message,
-  ];
+  const paragraphs =
+    message.copyToSender === true
+      ? [
+          say('contact.mail.ackIntro', { name: message.name, store: storeName }),
+          say('contact.mail.ackCopy', { subject: message.subject }),
+          message.message,
+        ]
+      : [say('contact.mail.ackBare', { store: storeName })];
   return render(say('contact.mail.ackSubject', { store: storeName }), paragraphs);
 }
 

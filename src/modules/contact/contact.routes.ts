@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { DatabaseHandle } from '../../db/database.js';
+import type { Db, DatabaseHandle } from '../../db/database.js';
+import { authenticate } from '../../http/auth.js';
 import { setCacheHeaders } from '../../http/http-cache.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -12,6 +13,8 @@ import { contactMessageOf, countContactMessage, queueContactMessage } from './co
 
 export interface ContactDeps {
   database: DatabaseHandle;
+  /** profile's confirmedLoginEmailOf: only to that address does the acknowledgement copy the message. */
+  confirmedEmailOf: (db: Db, clientAccountId: number) => Promise<string | null>;
   config: { contact: ContactSection; jobs: { maxAttempts: number } };
 }
 
@@ -20,7 +23,7 @@ const tags = ['contact page'];
 const CONTACT_MAX_AGE_SECONDS = 600;
 
 /** The contact page: the store's office and shops, and the contact form. */
-export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app, { database, config }) => {
+export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app, { database, confirmedEmailOf, config }) => {
   const db = database.db;
 
   app.get(
@@ -51,21 +54,27 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
         tags,
         summary: "Sends a message to the store's office, and an acknowledgement to the sender",
         description:
-          'Both mails go through the outbox (202: queued). Limited per client address and per sender email ' +
+          'Both mails go through the outbox (202: queued). The acknowledgement copies the name, subject and text only ' +
+          "for a logged-in customer (optional bearer token; a bad one is a 401) writing from their account's confirmed " +
+          'login email; to any other address it only says that the message arrived. Limited per client address and per sender email ' +
           '(CONTACT_RATE_LIMIT_PER_IP, CONTACT_RATE_LIMIT_PER_EMAIL; 429 with Retry-After). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
           'message again within 5 minutes (a double click, a retry) is answered the same and not sent again.',
         headers: StoreRequestHeaders,
         body: ContactBody,
-        response: { 202: success(Type.Object({})), ...errors(...storeRouteErrors, 413, 415, 422, 429) },
+        security: [{}, { bearer: [] }],
+        response: { 202: success(Type.Object({})), ...errors(...storeRouteErrors, 401, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {
       const store = requestStore(request);
-      const input = { storeCode: store.code, language: request.language, ip: request.ip, now: request.actionTime, body: request.body };
-      await countContactMessage(db, config.contact, input);
-      const message = contactMessageOf(input);
+      const counted = { ip: request.ip, now: request.actionTime, body: request.body };
+      await countContactMessage(db, config.contact, counted);
+      // Counted first: a bad token is a 401 that still counts against the limits.
+      const principal = request.headers.authorization === undefined ? undefined : await authenticate(db, request);
+      const ownEmail = principal === undefined ? null : await confirmedEmailOf(db, principal.clientAccountId);
+      const message = contactMessageOf({ ...counted, storeCode: store.code, language: request.language, ownEmail });
       if (message !== undefined) {
-        await db.transaction().execute((trx) => queueContactMessage(trx, message, config.jobs.maxAttempts, input.now));
+        await db.transaction().execute((trx) => queueContactMessage(trx, message, config.jobs.maxAttempts, counted.now));
       }
       reply.header('Cache-Control', 'no-store');
       return reply.code(202).send({});

@@ -3,7 +3,7 @@ import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
 import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
-import { mailboxKey } from '../../infra/email-address.js';
+import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
 import { queueContactMails } from './contact.jobs.js';
 import type { ContactSection } from './contact.config.js';
 import type { ContactMessage } from './contact.mails.js';
@@ -19,6 +19,8 @@ export interface ContactInput {
   ip: string;
   now: number;
   body: ContactBody;
+  /** The logged-in customer's confirmed login email (normalised); null for a guest or an unconfirmed one. */
+  ownEmail: string | null;
 }
 
 /**
@@ -35,7 +37,12 @@ export async function countContactMessage(
   await consumeRateLimit(db, `contact:email:${mailboxKey(input.body.email)}`, limits.perEmail, input.now);
 }
 
-/** The message to mail, or undefined when the honeypot was filled (a bot: nothing is sent). */
+/**
+ * The message to mail, or undefined when the honeypot was filled (a bot: nothing is sent). The
+ * acknowledgement copies what was written only to the sender's own proven address (their confirmed
+ * login email, as typed in any case): any other address is anyone's to type, and its owner must not
+ * get a stranger's text in a mail from the shop.
+ */
 export function contactMessageOf(input: ContactInput): ContactMessage | undefined {
   const { body } = input;
   if (body.website !== undefined && body.website.trim() !== '') return undefined;
@@ -47,6 +54,7 @@ export function contactMessageOf(input: ContactInput): ContactMessage | undefine
     subject: body.subject.trim(),
     message: body.message.trim(),
     orderCode: body.orderCode?.trim() ?? null,
+    copyToSender: input.ownEmail !== null && normaliseEmail(body.email) === input.ownEmail,
   };
 }
 
