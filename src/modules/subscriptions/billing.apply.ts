@@ -80,7 +80,9 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
     outcome,
     status.reference,
     now,
-    status.state === 'refunded' ? 'refunded' : 'declined',
+    // Refunded whole: the customer saw the money taken and given back. In part, the rest goes back by the
+    // shop's refund (markRefundDue below), whose mail tells it: the charge's own mail says declined.
+    status.state === 'refunded' && status.refundedCents >= status.amountCents ? 'refunded' : 'declined',
   );
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
