@@ -180,3 +180,23 @@ describe('a request that answered its charge', () => {
     expect(await mailJobs(s, started.json().id)).toEqual(['startDeclined']);
   });
 });
+
+describe('a first month settled, its request dead, then charged back before the deadline', () => {
+  // Taken back, the charge is refunded, which the deadline read as a first month that did not start.
+  it('is not mailed that it did not start', async () => {
+    const { customer, token } = await paidSubscriber(s);
+    await s.t.drainJobs();
+    s.everypay.setCardOutcome(token, 'settled');
+    s.everypay.holdCallbacks();
+    await diesAfterTheCharge(() => subscribe(s, customer, 'AUDIO1'));
+    const { id } = await shownSubscription(s, customer);
+    await s.everypay.releaseCallbacks();
+    expect(await shownSubscription(s, customer)).toMatchObject({ id, status: 'ACTIVE' });
+    const [charge] = await chargesOf(s, id);
+    await s.everypay.refund(charge!.reference!, charge!.amount_cents);
+    await s.everypay.callbacksIdle();
+    await deadlinePasses();
+    expect(await shownSubscription(s, customer)).toMatchObject({ id, status: 'ACTIVE' });
+    expect(await mailJobs(s, id)).toEqual(['purchased']);
+  });
+});

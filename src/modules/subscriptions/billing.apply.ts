@@ -108,17 +108,28 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
  * more (a repeated callback: nothing retired again). A refund in part moves no state (a charge has no partly refunded one).
  */
 async function markTakenBack(trx: Db, charge: ChargeRow, chargedBack: boolean, now: number): Promise<boolean> {
-  if (!chargedBack) return moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now);
+  if (!chargedBack) return moveTakenBack(trx, charge, now);
   // The client's lock before the charge's row, as a removal, a confirmation and an erasure take it before
   // the rows they write; its account never changes, so the subscription is read unlocked.
   const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
   const clientAccountId = Number(sub.client_account_id);
   await lockCardOwner(trx, clientAccountId);
-  if (!(await moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now))) return false;
+  if (!(await moveTakenBack(trx, charge, now))) return false;
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
   if (cardId !== null) await dropSavedCard(trx, clientAccountId, Number(cardId), now);
+  return true;
+}
+
+/**
+ * Settled -> refunded, and the charge's outcome counted as told: a settled first month mailed its start
+ * with it (startPaidPeriod), and a request's deadline that found the charge refunded would mail that it did
+ * not start, of a subscription running. False when the charge is settled no more.
+ */
+async function moveTakenBack(trx: Db, charge: ChargeRow, now: number): Promise<boolean> {
+  if (!(await moveCharge(trx, Number(charge.id), 'settled', 'refunded', null, now))) return false;
+  await markOutcomeTold(trx, Number(charge.id), now);
   return true;
 }
 
