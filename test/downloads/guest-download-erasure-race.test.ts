@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, request as forward, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
+import { startHoldingS3Proxy, type HoldingS3Proxy } from './holding-s3-proxy.js';
 import { engine } from '../helpers/test-app.js';
 import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type DownloadWorld } from './helpers.js';
 
@@ -17,37 +16,16 @@ import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type 
 // mode); SQLite runs one transaction at a time: there the erasure runs between the two reads.
 
 let s3: S3Server;
-let proxy: Server;
+let proxy: HoldingS3Proxy;
 let world: DownloadWorld;
-let holding = false;
-const held: Array<() => void> = [];
-let heldSeen: () => void = () => {};
 let code: string;
 let query: string;
 let item: DownloadItem;
 
 beforeAll(async () => {
   s3 = await startS3Server();
-  const target = new URL(s3.endpoint);
-  proxy = createServer((incoming, answer) => {
-    const pass = () =>
-      incoming.pipe(
-        forward(
-          { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
-          (from) => {
-            answer.writeHead(from.statusCode ?? 502, from.headers);
-            from.pipe(answer);
-          },
-        ),
-      );
-    if (holding && incoming.method === 'GET' && incoming.url?.includes('.epub')) {
-      holding = false;
-      held.push(pass);
-      heldSeen();
-    } else pass();
-  });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  world = await createDownloadWorld({ ...s3.env, FILE_STORE_S3_ENDPOINT: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` });
+  proxy = await startHoldingS3Proxy(s3.endpoint);
+  world = await createDownloadWorld({ ...s3.env, FILE_STORE_S3_ENDPOINT: proxy.endpoint });
   const db = world.t.database.db;
   const [book] = world.ebooks;
   expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
@@ -67,9 +45,9 @@ beforeAll(async () => {
   await db.updateTable('customer_order').set({ status: 'COMPLETED' }).where('id', '=', bought.orderId).execute();
 });
 afterAll(async () => {
-  for (const pass of held) pass();
+  proxy?.release();
   await world?.close();
-  await new Promise((resolve) => proxy?.close(resolve));
+  await proxy?.close();
   await s3?.close();
 });
 
@@ -91,8 +69,7 @@ it("a guest order's download is refused, or counted before its buyer's erasure c
   expect(link.statusCode, link.body).toBe(200);
   const path = new URL((link.json() as { url: string }).url).pathname;
 
-  const seen = new Promise<void>((resolve) => (heldSeen = resolve));
-  holding = true;
+  const seen = proxy.holdNextRead();
   const download = get(world, path);
   await seen;
   let erasureDone = false;
@@ -111,7 +88,7 @@ it("a guest order's download is refused, or counted before its buyer's erasure c
   if (engine === 'postgres') {
     await db.transaction().execute(async (trx) => {
       await sql`lock table download_link_use in share mode`.execute(trx);
-      for (const pass of held.splice(0)) pass();
+      proxy.release();
       await until('the download to wait to count', async () => (await lockWaiters(db)) >= 1);
       erasure = erase();
       // The erasure either ends (nothing made it wait for the download) or waits on the download's lock.
@@ -122,7 +99,7 @@ it("a guest order's download is refused, or counted before its buyer's erasure c
     erasure = erase();
     await erasure;
     erasedBeforeCount = true;
-    for (const pass of held.splice(0)) pass();
+    proxy.release();
   }
   const answer = await download;
   const erased = await erasure!;
