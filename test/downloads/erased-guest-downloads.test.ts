@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type DownloadWorld } from './helpers.js';
+import { createDownloadWorld, get, strangersGuestOrder, type DownloadItem, type DownloadWorld } from './helpers.js';
 
 // The erasure of a person (DELETE /client-account) strips the guest orders billed to their login email,
 // as it strips their accounts' orders, and keeps them for accounting; their entitlements stay with them.
@@ -17,20 +16,8 @@ let linkMadeBefore: string;
 beforeAll(async () => {
   world = await createDownloadWorld();
   const db = world.t.database.db;
-  const [book] = world.ebooks;
-  expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
-  // The stranger's login email is the one buyWithLink bills its orders to: its guest order is the stranger's.
-  const account = await db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', world.stranger.clientAccountId)
-    .executeTakeFirstOrThrow();
-  await db.updateTable('app_user').set({ email: 'mari@example.ee' }).where('id', '=', account.user_id).execute();
-  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
-  const bought = await buyWithLink(world.t, {}, [book!.id], Number(courier.id));
-  code = (await db.selectFrom('customer_order').select('code').where('id', '=', bought.orderId).executeTakeFirstOrThrow()).code!;
-  query = `?checksum=${bought.checksum}`;
-  item = ((await get(world, `/order/${code}/download${query}`)).json() as DownloadItem[])[0]!;
+  const bought = await strangersGuestOrder(world);
+  ({ code, query, item } = bought);
   const link = await get(world, `/order/${code}/download/${item.id}/link${query}`);
   expect(link.statusCode, link.body).toBe(200);
   linkMadeBefore = new URL((link.json() as { url: string }).url).pathname;

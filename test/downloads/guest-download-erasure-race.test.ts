@@ -1,11 +1,10 @@
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { startS3Server, type S3Server } from '../helpers/s3-server.js';
 import { startHoldingS3Proxy, type HoldingS3Proxy } from './holding-s3-proxy.js';
 import { engine } from '../helpers/test-app.js';
-import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type DownloadWorld } from './helpers.js';
+import { createDownloadWorld, get, strangersGuestOrder, type DownloadItem, type DownloadWorld } from './helpers.js';
 
 // A guest order's download and the erasure of its buyer at once. A download reads its order twice: once to
 // open the bytes (a transaction rolled back), once to count it; the erasure strips the order's billing email,
@@ -27,20 +26,8 @@ beforeAll(async () => {
   proxy = await startHoldingS3Proxy(s3.endpoint);
   world = await createDownloadWorld({ ...s3.env, FILE_STORE_S3_ENDPOINT: proxy.endpoint });
   const db = world.t.database.db;
-  const [book] = world.ebooks;
-  expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
-  // The stranger's login email is the one buyWithLink bills its orders to: its guest order is the stranger's.
-  const account = await db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', world.stranger.clientAccountId)
-    .executeTakeFirstOrThrow();
-  await db.updateTable('app_user').set({ email: 'mari@example.ee' }).where('id', '=', account.user_id).execute();
-  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
-  const bought = await buyWithLink(world.t, {}, [book!.id], Number(courier.id));
-  code = (await db.selectFrom('customer_order').select('code').where('id', '=', bought.orderId).executeTakeFirstOrThrow()).code!;
-  query = `?checksum=${bought.checksum}`;
-  item = ((await get(world, `/order/${code}/download${query}`)).json() as DownloadItem[])[0]!;
+  const bought = await strangersGuestOrder(world);
+  ({ code, query, item } = bought);
   // Delivered (the back office completed it): an open order would refuse the erasure.
   await db.updateTable('customer_order').set({ status: 'COMPLETED' }).where('id', '=', bought.orderId).execute();
 });

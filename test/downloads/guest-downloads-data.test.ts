@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buyWithLink, createDownloadWorld, get, upload, type DownloadItem, type DownloadWorld } from './helpers.js';
+import { createDownloadWorld, get, strangersGuestOrder, type DownloadWorld } from './helpers.js';
 
 // "Your data" holds the guest orders billed to the person's login email (orders.personal-data.ts); since a
 // guest's e-books are downloaded from its order (GET /order/{code}/download), what those orders give to
@@ -11,23 +10,10 @@ let guestCode: string;
 
 beforeAll(async () => {
   world = await createDownloadWorld();
-  const db = world.t.database.db;
-  const [book] = world.ebooks;
-  expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
-  // The stranger's login email is the one buyWithLink bills its orders to: its guest order is the stranger's.
-  const account = await db
-    .selectFrom('client_account')
-    .select('user_id')
-    .where('id', '=', world.stranger.clientAccountId)
-    .executeTakeFirstOrThrow();
-  await db.updateTable('app_user').set({ email: 'mari@example.ee' }).where('id', '=', account.user_id).execute();
-  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
-  const bought = await buyWithLink(world.t, {}, [book!.id], Number(courier.id));
-  guestCode = (await db.selectFrom('customer_order').select('code').where('id', '=', bought.orderId).executeTakeFirstOrThrow()).code!;
+  const { code, query, item } = await strangersGuestOrder(world);
+  guestCode = code;
   // The guest downloads its e-book once, from its order.
-  const query = `?checksum=${bought.checksum}`;
-  const [item] = (await get(world, `/order/${guestCode}/download${query}`)).json() as DownloadItem[];
-  const link = await get(world, `/order/${guestCode}/download/${item!.id}/link${query}`);
+  const link = await get(world, `/order/${guestCode}/download/${item.id}/link${query}`);
   expect(link.statusCode, link.body).toBe(200);
   expect((await get(world, new URL((link.json() as { url: string }).url).pathname)).statusCode).toBe(200);
 });

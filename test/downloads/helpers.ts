@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -169,4 +170,29 @@ export async function linkPath(world: DownloadWorld, who: Who, id: string): Prom
   const response = await get(world, `/download/${id}/link`, who);
   expect(response.statusCode, response.body).toBe(200);
   return new URL((response.json() as { url: string }).url).pathname;
+}
+
+/**
+ * A guest order of the world's first e-book (its EPUB uploaded first), delivered by email and billed to the
+ * stranger's login email (buyWithLink bills its orders to mari@example.ee), so that the order is the stranger's
+ * in "your data" and in the erasure. Its id and code, the checksum query its download routes take, and its one item.
+ */
+export async function strangersGuestOrder(
+  world: DownloadWorld,
+): Promise<{ orderId: number; code: string; query: string; item: DownloadItem }> {
+  const db = world.t.database.db;
+  const [book] = world.ebooks;
+  expect((await upload(world, book!.code, 'EPUB', randomBytes(5_000))).statusCode).toBe(200);
+  const account = await db
+    .selectFrom('client_account')
+    .select('user_id')
+    .where('id', '=', world.stranger.clientAccountId)
+    .executeTakeFirstOrThrow();
+  await db.updateTable('app_user').set({ email: 'mari@example.ee' }).where('id', '=', account.user_id).execute();
+  const courier = await db.selectFrom('delivery_method').select('id').where('code', '=', 'EMAIL').executeTakeFirstOrThrow();
+  const bought = await buyWithLink(world.t, {}, [book!.id], Number(courier.id));
+  const code = (await db.selectFrom('customer_order').select('code').where('id', '=', bought.orderId).executeTakeFirstOrThrow()).code!;
+  const query = `?checksum=${bought.checksum}`;
+  const item = ((await get(world, `/order/${code}/download${query}`)).json() as DownloadItem[])[0]!;
+  return { orderId: bought.orderId, code, query, item };
 }
