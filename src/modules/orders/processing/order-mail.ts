@@ -68,7 +68,7 @@ export function orderMailHandler(deps: OrderMailDeps): JobHandler {
       recipient: job.recipient,
       storeName,
       orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null,
-      shopName: await pickupShopName(deps.db, order),
+      shopName: (await orderPickupShop(deps.db, order))?.name ?? null,
     };
     const sending = deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
     // The buyer's receipt, and a guest's only way back to the order: refused, the operators are to
@@ -126,11 +126,14 @@ export function buyerNoticeMail(order: OrderRow, subjectKey: MessageKey, what: s
   return { subject: say(subjectKey, { code, store: store.storeName }), ...mailBody(blocks, store.orderPageUrl) };
 }
 
-/** The name of the shop an order is collected in, in its language: what the shopper knows it by (its code is the back office's). */
-async function pickupShopName(db: Kysely<Database>, order: OrderRow): Promise<string | null> {
-  if (order.delivery_shop_code === null) return null;
-  const shops = await activeShops(db, voiceOf(order).language);
-  return shops.find((shop) => shop.code === order.delivery_shop_code)?.name ?? null;
+/**
+ * The shop an order is collected in, as shown to shoppers in the order's language (its name is what the shopper
+ * knows it by; the code is the back office's); undefined when the order is not collected in a shop, or the shop
+ * is no longer shown. The confirmation and the pickup mails both name it from here.
+ */
+export async function orderPickupShop(db: Db, order: OrderRow) {
+  if (order.delivery_shop_code === null) return undefined;
+  return (await activeShops(db, voiceOf(order).language)).find((shop) => shop.code === order.delivery_shop_code);
 }
 
 export interface ConfirmationMailFacts {

@@ -4,13 +4,13 @@ import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { isErasedEmail } from '../../../infra/personal-data.js';
 import { endOfLocalDay } from '../../../infra/shop-time.js';
-import { activeShops } from '../../catalogue/index.js';
 import { wantsOrderUpdateMails } from '../../profile/index.js';
 import { PAID } from '../order-states.js';
 import {
   mailBody,
   ORDER_MAIL_ATTEMPTS,
   orderMailRecipients,
+  orderPickupShop,
   storeOfMail,
   voiceOf,
   type OrderMailDeps,
@@ -91,9 +91,7 @@ interface PickupShop {
 
 /** The shop the order waits in, in the order's language; the delivery method's name when the shop is gone. */
 async function pickupShop(db: Db, order: OrderRow): Promise<PickupShop> {
-  const { language } = voiceOf(order);
-  const shop =
-    order.delivery_shop_code === null ? undefined : (await activeShops(db, language)).find((s) => s.code === order.delivery_shop_code);
+  const shop = await orderPickupShop(db, order);
   if (!shop) return { name: order.delivery_name, address: null, openingHours: null };
   return { name: shop.name, address: [shop.address, shop.city].filter(Boolean).join(', ') || null, openingHours: shop.openingHours };
 }
