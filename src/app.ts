@@ -228,7 +228,7 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
       await api.register(backInStockRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, wantsBackInStockMails, config });
       await api.register(contactRoutes, { database, confirmedEmailOf: confirmedLoginEmailOf, config });
       await api.register(ctrRoutes, { database, recorder: bannerCtr });
-      await api.register(blogRoutes, { database: replicaReads });
+      await api.register(blogRoutes, { database: replicaReads, config: config.blog });
       // A payment page that takes no money: only where TEST_GATEWAY (or the demo, see serve) turns it on.
       if (config.testGateway === 'on') await api.register(testGatewayRoutes, { database });
       const gateways = configuredGateways({

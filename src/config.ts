@@ -18,6 +18,7 @@ import { readContactConfig, type ContactSection } from './modules/contact/contac
 import { readBasketConfig, type BasketSection } from './modules/basket/basket.config.js';
 import { readGiftCardsConfig, type GiftCardsSection } from './modules/gift-cards/gift-cards.config.js';
 import { readCtrConfig, type CtrSection } from './modules/ctr/ctr.config.js';
+import { readBlogConfig, type BlogSection } from './modules/blog/blog.config.js';
 import { readSubscriptionsConfig, type SubscriptionsSection } from './modules/subscriptions/subscriptions.config.js';
 import { readCatalogueConfig, type CatalogueConfig } from './modules/catalogue/catalogue.config.js';
 import { readDataExportConfig, type ExportSettings } from './modules/data-export/data-export.config.js';
@@ -100,6 +101,7 @@ export interface Config extends CatalogueConfig {
   basket: BasketSection;
   giftCards: GiftCardsSection;
   ctr: CtrSection;
+  blog: BlogSection;
   subscriptions: SubscriptionsSection;
   /** EveryPay card and bank payments; undefined (off) without its credentials. */
   everypay: EveryPayConfig | undefined;
@@ -178,6 +180,7 @@ export function loadConfig(env: Env = process.env): Config {
     basket: readBasketConfig(reader),
     giftCards: readGiftCardsConfig(reader),
     ctr: readCtrConfig(reader),
+    blog: readBlogConfig(reader),
     subscriptions: readSubscriptionsConfig(reader),
     everypay: readEveryPayConfig(reader),
     testGateway: readTestGatewayConfig(reader),

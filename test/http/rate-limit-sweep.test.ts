@@ -87,6 +87,9 @@ const ENV: Record<string, string> = {
   SESSION_ACTION_RATE_LIMIT_PER_SESSION: GENEROUS,
   CTR_CAP_PER_IP: low,
   CTR_CAP_PER_SESSION_BANNER: GENEROUS,
+  REDIRECT_HIT_CAP_PER_IP: low,
+  REDIRECT_HIT_CAP_PER_IP_REDIRECT: GENEROUS,
+  QR_CODE_RATE_LIMIT_PER_IP: low,
   SUPPLIER_RATE_LIMIT_PER_IP: low,
   SUPPLIER_RATE_LIMIT: low,
   DATA_EXPORT_AUTH_FAILURES_PER_IP: low,
@@ -373,6 +376,9 @@ function cases(): Case[] {
       ),
     ),
 
+    // QR codes: drawing one holds the event loop (a token bucket per address).
+    perAddress('GET /qr-code/{code}', 'QR_CODE_RATE_LIMIT_PER_IP', LOW, (ip) => request(ip, 'GET', `/qr-code/product-${f.bookCode}`)),
+
     // Tracking.
     perAddress('POST /event/session-action', 'SESSION_ACTION_RATE_LIMIT_PER_IP', LOW, (ip, i) =>
       request(ip, 'POST', '/event/session-action', { session: `sweep-${ip}-${i}`, product: f.bookCode, actionType: 'VIEW' }),
@@ -604,6 +610,8 @@ function cases(): Case[] {
 const CAPPED_SILENTLY: Record<string, string> = {
   'POST /ctr/view': 'banner views: past CTR_CAP_PER_IP (and per session and banner) the same 202, not counted',
   'POST /ctr/click': 'banner clicks: past CTR_CAP_PER_IP (and per session and banner) the same 202, not counted',
+  'GET /external-url':
+    'old URLs: past REDIRECT_HIT_CAP_PER_IP (and per address and redirect) the same 200, not counted; a shopper following an old link is always sent on, and the lookup is one indexed read',
 };
 
 const READ_ONLY_CATALOGUE = 'read-only catalogue, cached per process (CATALOGUE_CACHE_TTL_MS) and public for guests; no secret';
@@ -671,9 +679,6 @@ const EXEMPT: Record<string, string> = {
   'GET /news': READ_ONLY_CONTENT,
   'GET /news/{slug}': READ_ONLY_CONTENT,
   'GET /contact': 'read-only office data, public max-age=600',
-  'GET /qr-code/{code}': 'read-only: an SVG drawn from one row, cacheable like the content it points at; no secret',
-  'GET /external-url':
-    'one indexed read; the hit it counts is added up in memory and written once per redirect every 5 s (redirect-hits.ts), so a repeat costs no write',
   'GET /sitemap/{store}/{file}': 'a static file from the file store, public max-age=3600',
   'GET /checkout/meta': 'read-only: the payment and delivery choices',
   'GET /basket': "read-only: the caller's own basket, named by a random 256-bit token (nothing to guess); a read makes no basket",
@@ -810,6 +815,34 @@ describe('rate limits on every operation an anonymous client can repeat', () => 
     if (process.env.RATE_LIMIT_SWEEP_REPORT) writeFileSync(process.env.RATE_LIMIT_SWEEP_REPORT, JSON.stringify(report, null, 1));
     expect(findings, `${all.length} cases`).toEqual([]);
   }, 300_000);
+
+  it('counts no redirect hit of an address past REDIRECT_HIT_CAP_PER_IP, answering the same 200, and counts another address', async () => {
+    const imported = await importLines(t, 'redirects', [
+      { code: 'SWEEP-OLD-1', store: 'WEB', path: '/sweep/old-1', target: '/new-1' },
+      { code: 'SWEEP-OLD-2', store: 'WEB', path: '/sweep/old-2', target: '/new-2' },
+    ]);
+    expect(imported.json(), imported.body).toMatchObject({ errorCount: 0 });
+    // The operators' read writes the counted hits first.
+    const key = await createApiKey(t.database.db, 'rate-limit-sweep-redirects', Date.now());
+    const hitsOf = async (code: string) => {
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/admin/content/redirects/${code}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
+      return (res.json() as { hits: number }).hits;
+    };
+    const hits = async () => (await hitsOf('SWEEP-OLD-1')) + (await hitsOf('SWEEP-OLD-2'));
+    const follow = async (ip: string, path: string) => {
+      const res = await t.app.inject(request(ip, 'GET', `/external-url?path=${path}`));
+      expect(res.statusCode, res.body).toBe(200);
+    };
+    const ip = nextIp();
+    // Over two redirects: the address's cap is what holds.
+    for (let i = 0; i < LOW + 3; i += 1) await follow(ip, `/sweep/old-${(i % 2) + 1}`);
+    await follow(nextIp(), '/sweep/old-1');
+    expect(await hits()).toBe(LOW + 1);
+  });
 
   it('counts no banner view or click of an address past CTR_CAP_PER_IP, answering the same 202, and counts another address', async () => {
     const bannerId = await createBanner(t.database.db, { code: 'RATE-LIMIT-SWEEP' });

@@ -2,6 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import QRCode from 'qrcode';
 import { HttpError } from '../../http/errors.js';
+import { addressKey } from '../../infra/address-key.js';
+import { rateLimited, type RateLimit } from '../../infra/rate-limit.js';
+import { tokenBuckets } from '../../infra/token-bucket.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors } from '../../http/schemas.js';
 import { CONTENT_MAX_AGE_SECONDS, contentCacheFor } from '../content/index.js';
@@ -16,11 +19,28 @@ export function qrSvg(url: string): Promise<string> {
   return QRCode.toString(url, QR_OPTIONS);
 }
 
-/** GET /qr-code/:code: an SVG QR code of the front-end URL of a product, shop, post, news item or redirect. */
-export const qrCodeRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (app, { database, caller: callerOf }) => {
+/**
+ * GET /qr-code/:code: an SVG QR code of the front-end URL of a product, shop, post, news item or redirect.
+ *
+ * Drawing one holds the event loop (~0.5 ms for a product's URL, ~10 ms for a redirect's long old
+ * path), so one client address may have QR_CODE_RATE_LIMIT_PER_IP of them drawn (a token bucket per
+ * process, as search's: what it protects is this process's event loop; a 429 with Retry-After past
+ * it). A shopper scanning a printed code never meets it: the code holds the front-end's URL, and
+ * only a page or print that shows the image asks for it (guests' answers are public for minutes).
+ */
+export const qrCodeRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { perAddress: RateLimit }> = async (
+  app,
+  { database, caller: callerOf, perAddress },
+) => {
+  const buckets = tokenBuckets(perAddress);
   app.get(
     '/qr-code/:code',
     {
+      // Before the store, the validation and the read: a refused request costs a map lookup.
+      onRequest: async (request) => {
+        const wait = buckets.take(addressKey(request.ip), 1, request.actionTime);
+        if (wait > 0) throw rateLimited(wait);
+      },
       schema: {
         tags: ['QR codes'],
         summary: 'An SVG QR code of the front-end URL of product-, shop-, blog-, news- or redirect-<code>',
@@ -28,7 +48,7 @@ export const qrCodeRoutes: FastifyPluginAsyncTypebox<ContentReadDeps> = async (a
         params: Type.Object({ code: Type.String({ minLength: 3, maxLength: 60, description: '<kind>-<code>, e.g. product-9789949...' }) }),
         response: {
           200: { description: 'image/svg+xml', content: { 'image/svg+xml': { schema: Type.String() } } },
-          ...errors(...storeRouteErrors, 401, 404),
+          ...errors(...storeRouteErrors, 401, 404, 429),
         },
       },
     },

@@ -23,8 +23,9 @@ export const ExternalUrlSchema = Type.Object(
 
 /**
  * GET /external-url?path=: where an old URL of the store lives now. Every answer to a GET is counted
- * (in batches, redirect-hits.ts; a HEAD counts nothing) and is `no-store`: a cached answer would be a hit nobody counts, and
- * the front-end asks only for URLs it does not know itself.
+ * (in batches, redirect-hits.ts; a HEAD counts nothing; one address's repeats up to caps) and is `no-store`: a cached answer would
+ * be a hit nobody counts, and the front-end asks only for URLs it does not know itself. It is never refused for repeats: it is
+ * one indexed read, and a shopper following an old link must be sent on.
  */
 export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits: HitCounter }> = async (app, { database, hits }) => {
   app.get(
@@ -48,7 +49,7 @@ export const redirectRoutes: FastifyPluginAsyncTypebox<ContentReadDeps & { hits:
       // not served: the front-end would send the shopper to that other host.
       if (!found || !isLinkTarget(found.target)) throw new HttpError(404, 'blog.redirectNotFound', { path: path.slice(0, 100) });
       // Fastify answers a HEAD with this handler: a link checker or a prefetch asked, nobody followed the URL.
-      if (request.method !== 'HEAD') hits.record(Number(found.id), request.actionTime);
+      if (request.method !== 'HEAD') hits.record(Number(found.id), request.ip, request.actionTime);
       return { path: found.path, target: found.target, url: targetUrl(store.frontendUrl, found.target), status: found.status as 301 | 302 };
     },
   );
