@@ -38,6 +38,14 @@ export async function authenticate(db: Kysely<Database>, request: FastifyRequest
 }
 
 /**
+ * The principal of a route where signing in is optional: undefined without an Authorization header,
+ * else authenticate()'s, so a bad, expired or other store's token is a 401, never a guest.
+ */
+export async function optionalPrincipal(db: Kysely<Database>, request: FastifyRequest): Promise<Principal | undefined> {
+  return request.headers.authorization === undefined ? undefined : authenticate(db, request);
+}
+
+/**
  * authenticate() with its query compiled once: for hot paths (every basket, wishlist and logged-in
  * catalogue request resolves its caller), where building and compiling the query cost as much as
  * running it.

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Db, DatabaseHandle } from '../../db/database.js';
-import { authenticate } from '../../http/auth.js';
+import { optionalPrincipal } from '../../http/auth.js';
 import { setCacheHeaders } from '../../http/http-cache.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -70,7 +70,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
       const counted = { ip: request.ip, now: request.actionTime, body: request.body };
       await countContactMessage(db, config.contact, counted);
       // Counted first: a bad token is a 401 that still counts against the limits.
-      const principal = request.headers.authorization === undefined ? undefined : await authenticate(db, request);
+      const principal = await optionalPrincipal(db, request);
       const ownEmail = principal === undefined ? null : await confirmedEmailOf(db, principal.clientAccountId);
       const message = contactMessageOf({ ...counted, storeCode: store.code, language: request.language, ownEmail });
       if (message !== undefined) {

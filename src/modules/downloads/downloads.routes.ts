@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle, Db } from '../../db/database.js';
-import { authenticate } from '../../http/auth.js';
+import { authenticate, optionalPrincipal } from '../../http/auth.js';
 import { attachmentDisposition } from '../../http/content-disposition.js';
 import { HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
@@ -115,7 +115,7 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     reply: FastifyReply,
   ) => {
     const now = request.actionTime;
-    const bearerClient = request.headers.authorization === undefined ? undefined : (await authenticate(db, request)).clientAccountId;
+    const bearerClient = (await optionalPrincipal(db, request))?.clientAccountId;
     // The token is the credential: a tampered or made-up one counts against the address (infra/wrong-guesses.ts).
     const signed = (await signerAt(now)).verify(request.params.token);
     const link = await guesses.verified(request.ip, now, signed, () => new DomainError('forbidden', 'downloads.linkInvalid'));

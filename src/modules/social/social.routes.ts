@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DatabaseHandle } from '../../db/database.js';
 import { inTransactionRetryingOnUniqueViolation } from '../../db/unique-violation.js';
-import { authenticate } from '../../http/auth.js';
+import { authenticate, optionalPrincipal } from '../../http/auth.js';
 import { HttpError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -77,7 +77,7 @@ export const socialRoutes: FastifyPluginAsyncTypebox<SocialDeps> = async (app, d
     // The callback comes without a store header: the flow's own store is in its transaction.
     const storeOf = async (code: string): Promise<FlowStore> => (await deps.stores.get(code)) ?? store;
     const now = request.actionTime;
-    const bearer = request.headers.authorization === undefined ? undefined : await authenticate(db, request);
+    const bearer = await optionalPrincipal(db, request);
 
     if (params.authclient !== undefined) {
       const browser = newToken();

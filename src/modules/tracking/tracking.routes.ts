@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DatabaseHandle } from '../../db/database.js';
-import { authenticate } from '../../http/auth.js';
+import { optionalPrincipal } from '../../http/auth.js';
 import { fieldError } from '../../http/errors.js';
 import { requestStore } from '../../http/request-context.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
@@ -43,7 +43,7 @@ export const trackingRoutes: FastifyPluginAsyncTypebox<TrackingDeps> = async (ap
     },
     async (request, reply) => {
       const store = requestStore(request);
-      const principal = request.headers.authorization === undefined ? undefined : await authenticate(database.db, request);
+      const principal = await optionalPrincipal(database.db, request);
       const sessionId = normaliseSessionId(request.body.session);
       if (sessionId === undefined) throw fieldError('session', request.language, 'validation.pattern', { field: 'session' });
       const wait = sessionActions.admit(request.ip, store.code, sessionId, request.actionTime);
