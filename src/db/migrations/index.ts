@@ -109,6 +109,7 @@ import * as indexTestGatewayOrderReference from './2026_12_05_1435_index_test_ga
 import * as addSubscriptionChargeRefundTriedAt from './2026_12_06_1030_add_subscription_charge_refund_tried_at.js';
 import * as addSubscriptionChargeCardId from './2026_12_08_1021_add_subscription_charge_card_id.js';
 import * as indexConversionJobUser from './2026_12_08_1050_index_conversion_job_user.js';
+import * as upperCaseRedirectEscapes from './2026_12_09_1030_upper_case_redirect_escapes.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -223,4 +224,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_06_1030_add_subscription_charge_refund_tried_at': addSubscriptionChargeRefundTriedAt,
   '2026_12_08_1021_add_subscription_charge_card_id': addSubscriptionChargeCardId,
   '2026_12_08_1050_index_conversion_job_user': indexConversionJobUser,
+  '2026_12_09_1030_upper_case_redirect_escapes': upperCaseRedirectEscapes,
 };

@@ -1,7 +1,10 @@
 // The form old URLs are stored and looked up in, so `/Old/Page/`, `/Old/Page` and
 // `https://shop.example/Old/Page#top` find the same redirect: the path and query of a full URL, no
 // fragment, no trailing slash (but `/` itself). Case and the query are kept: old systems told
-// `/Book?id=1` from `/book?id=2`.
+// `/Book?id=1` from `/book?id=2`. A percent escape's hex digits are not case (RFC 3986 2.1: `%c3%a4` is
+// `%C3%A4`): they are written in upper case, as a browser and the URL parser write them, so an old path
+// imported with lower-case escapes (old systems and spreadsheets write them so) is found from any spelling
+// (migration 2026_12_09_1030 wrote the rows stored before).
 
 export const MAX_PATH_LENGTH = 1000;
 /**
@@ -29,9 +32,11 @@ export function normalisePath(value: string): string | undefined {
   let path = query >= 0 ? text.slice(0, query) : text;
   const search = query >= 0 ? text.slice(query) : '';
   path = path.replace(/\/+$/, '') || '/';
-  const normalised = search === '?' ? path : `${path}${search}`;
+  const normalised = upperCaseEscapes(search === '?' ? path : `${path}${search}`);
   return normalised.length <= MAX_PATH_LENGTH ? normalised : undefined;
 }
+
+const upperCaseEscapes = (text: string) => text.replace(/%[0-9a-f]{2}/gi, (escape) => escape.toUpperCase());
 
 /** Where a target lives for the front-end: a path of the store's front-end, or a full URL as it is. */
 export function targetUrl(frontendUrl: string, target: string): string {

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as upperCaseEscapes from '../../src/db/migrations/2026_12_09_1030_upper_case_redirect_escapes.js';
+import { expectErrorBody } from '../helpers/http.js';
+import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { importContent } from './helpers.js';
+
+// A percent escape's hex digits are case-insensitive (RFC 3986 2.1: `%c3%a4` is `%C3%A4`), and old
+// systems and spreadsheets of old URLs write them in lower case. A redirect imported so was found by
+// that exact spelling only: not from the character itself (`/ä`, a list typed by hand) nor from a
+// browser's location (upper case, as the URL parser and encodeURIComponent write escapes).
+
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const lookUp = (path: string) => t.app.inject({ method: 'GET', url: `/external-url?path=${encodeURIComponent(path)}` });
+
+async function expectFound(spellings: string[], target: string) {
+  for (const spelling of spellings) {
+    const found = await lookUp(spelling);
+    expect(found.statusCode, `${spelling}: ${found.body}`).toBe(200);
+    expect(found.json()).toMatchObject({ target });
+  }
+}
+
+describe('GET /external-url of an old path imported with lower-case escapes', () => {
+  it('is found raw, in upper-case and in lower-case escapes', async () => {
+    const res = await importContent(t, 'redirects', [
+      { code: 'LOWER', store: 'WEB', path: '/%c3%a4ri/%c3%b5pik?sari=%c3%96%c3%b6bik', target: '/uus/1' },
+      { code: 'LOWER-URL', store: 'WEB', path: 'https://old.example/%d0%ba%d0%bd%d0%b8%d0%b3%d0%b8', target: '/uus/2' },
+      { code: 'LOWER-ASCII', store: 'WEB', path: '/a%2fb', target: '/uus/3' },
+    ]);
+    expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+    await expectFound(
+      ['/äri/õpik?sari=Ööbik', '/%C3%A4ri/%C3%B5pik?sari=%C3%96%C3%B6bik', '/%c3%a4ri/%c3%b5pik?sari=%c3%96%c3%b6bik'],
+      '/uus/1',
+    );
+    await expectFound(['/книги', `/${encodeURIComponent('книги')}`, 'https://shop.example/%d0%ba%d0%bd%d0%b8%d0%b3%d0%b8/'], '/uus/2');
+    // An escape of an ASCII character is the same escape in either case, and still not the character.
+    await expectFound(['/a%2fb', '/a%2Fb'], '/uus/3');
+    expectErrorBody(await lookUp('/a/b'), 404, 'Not Found');
+  });
+
+  it('is one path with its upper-case spelling: a second redirect of it is refused as taken', async () => {
+    const first = await importContent(t, 'redirects', [{ code: 'TAKEN-1', store: 'WEB', path: '/%c3%bc', target: '/uus/4' }]);
+    expect(first.json(), first.body).toMatchObject({ errorCount: 0 });
+    const second = await importContent(t, 'redirects', [{ code: 'TAKEN-2', store: 'WEB', path: '/%C3%BC', target: '/uus/5' }]);
+    expect(second.json(), second.body).toMatchObject({ errorCount: 1 });
+    await expectFound(['/ü', '/%c3%bc'], '/uus/4');
+  });
+
+  it('is found once the migration has written the rows stored before in lower-case escapes', async () => {
+    const db = t.database.db;
+    const row = (code: string, path: string) => ({
+      code,
+      store_code: 'WEB',
+      path,
+      target: `/uus/${code}`,
+      status: 301,
+      is_active: true,
+      hits: 0,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    });
+    // Stored as the import kept them before: lower case, and two spellings of one path (both kept;
+    // the upper-case one, which lookups now ask for, stays as it is).
+    await db
+      .insertInto('redirect')
+      .values([row('OLD-1', '/vana/%c3%b5un'), row('OLD-2', '/kaks/%e2%82%ac'), row('OLD-3', '/kaks/%E2%82%AC'), row('OLD-4', '/%7euser')])
+      .execute();
+    await upperCaseEscapes.up(db);
+    await expectFound(['/vana/õun', '/vana/%C3%B5un'], '/uus/OLD-1');
+    await expectFound(['/kaks/€', '/kaks/%e2%82%ac'], '/uus/OLD-3');
+    await expectFound(['/%7Euser', '/%7euser'], '/uus/OLD-4');
+    const paths = await db.selectFrom('redirect').select(['code', 'path']).where('code', 'like', 'OLD-%').orderBy('code').execute();
+    expect(paths).toEqual([
+      { code: 'OLD-1', path: '/vana/%C3%B5un' },
+      { code: 'OLD-2', path: '/kaks/%e2%82%ac' },
+      { code: 'OLD-3', path: '/kaks/%E2%82%AC' },
+      { code: 'OLD-4', path: '/%7Euser' },
+    ]);
+  });
+});
