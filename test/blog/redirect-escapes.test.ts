@@ -52,6 +52,26 @@ describe('GET /external-url of an old path imported with lower-case escapes', ()
     await expectFound(['/ü', '/%c3%bc'], '/uus/4');
   });
 
+  // The front-end would send the shopper to the target, ask for it as an old URL, and be sent there again.
+  it('refuses a redirect to its own path in any spelling of it', async () => {
+    for (const [code, path, target] of [
+      ['LOOP-1', '/%c3%b6%c3%b6', '/%c3%b6%c3%b6'],
+      ['LOOP-2', '/%c3%b6%c3%b6', '/%C3%B6%C3%B6'],
+      ['LOOP-3', '/ring', '/ring/'],
+      ['LOOP-4', '/ring', '/ring#top'],
+      ['LOOP-5', '/öö', '/%C3%B6%C3%B6'],
+    ]) {
+      const res = await importContent(t, 'redirects', [{ code, store: 'WEB', path, target }]);
+      expect(res.json(), `${path} -> ${target}: ${res.body}`).toMatchObject({ errorCount: 1 });
+    }
+    // Another query is another old URL, and a full URL another site's page.
+    const res = await importContent(t, 'redirects', [
+      { code: 'NO-LOOP-1', store: 'WEB', path: '/ring', target: '/ring?uus=1' },
+      { code: 'NO-LOOP-2', store: 'WEB', path: '/ring2', target: 'https://other.example/ring2' },
+    ]);
+    expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+  });
+
   it('is found once the migration has written the rows stored before in lower-case escapes', async () => {
     const db = t.database.db;
     const row = (code: string, path: string) => ({

@@ -13,7 +13,7 @@ import {
   type ShopScheduleLine as ScheduleLine,
 } from './content-lines.js';
 import { replaceChildren, slugTaken, upsertCoded, type Outcome, type Trx } from './content-write.repository.js';
-import { MAX_PATH_BYTES, normalisePath } from './redirect-path.js';
+import { MAX_PATH_BYTES, normalisePath, pathSpellings } from './redirect-path.js';
 import { deleteSchedule, replaceSchedule, shopIdByCode } from './schedule.repository.js';
 import type { ScheduleData } from './schedule.js';
 
@@ -181,7 +181,12 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
     const normalised = normalisePath(line.path);
     if (normalised === undefined) throw new KeyedLineError('path', 'blog.rule.pathForm');
     if (Buffer.byteLength(normalised) > MAX_PATH_BYTES) throw new KeyedLineError('path', 'blog.rule.pathBytes', { max: MAX_PATH_BYTES });
-    if (line.target === normalised) throw new KeyedLineError('target', 'blog.rule.redirectLoop');
+    // A target path that is a spelling of the old one (its escapes, a trailing slash, a fragment) is
+    // found by the lookup the front-end makes when it gets there: the shopper would go round for good.
+    const targetPath = line.target.startsWith('/') ? normalisePath(line.target) : undefined;
+    if (targetPath !== undefined && pathSpellings(normalised).includes(targetPath)) {
+      throw new KeyedLineError('target', 'blog.rule.redirectLoop');
+    }
     return { ...line, normalised };
   }),
   async apply(trx, line, now) {
