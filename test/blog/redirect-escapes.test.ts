@@ -52,6 +52,23 @@ describe('GET /external-url of an old path imported with lower-case escapes', ()
     await expectFound(['/ü', '/%c3%bc'], '/uus/4');
   });
 
+  // Raw and percent-encoded are one old URL too (a browser asks in escapes, a hand-typed link raw): two
+  // redirects of it would send a shopper to one target or the other by how the front-end spelt the path.
+  it('is one path with its raw spelling: a second redirect of it is refused as taken', async () => {
+    const first = await importContent(t, 'redirects', [{ code: 'RAW-1', store: 'WEB', path: '/müük', target: '/uus/6' }]);
+    expect(first.json(), first.body).toMatchObject({ errorCount: 0 });
+    const second = await importContent(t, 'redirects', [
+      { code: 'RAW-2', store: 'WEB', path: '/m%c3%bc%c3%bck', target: '/uus/7' },
+      { code: 'RAW-3', store: 'WEB2', path: '/m%C3%BC%C3%BCk', target: '/uus/8' },
+    ]);
+    expect(second.json(), second.body).toMatchObject({ errorCount: 1, errors: [expect.objectContaining({ line: 1 })] });
+    await expectFound(['/müük', '/m%C3%BC%C3%BCk'], '/uus/6');
+    // The same code may still be given another spelling of its own path.
+    const again = await importContent(t, 'redirects', [{ code: 'RAW-1', store: 'WEB', path: '/m%C3%BC%C3%BCk', target: '/uus/9' }]);
+    expect(again.json(), again.body).toMatchObject({ errorCount: 0 });
+    await expectFound(['/müük', '/m%c3%bc%c3%bck'], '/uus/9');
+  });
+
   // The front-end would send the shopper to the target, ask for it as an old URL, and be sent there again.
   it('refuses a redirect to its own path in any spelling of it', async () => {
     for (const [code, path, target] of [

@@ -190,11 +190,13 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
     return { ...line, normalised };
   }),
   async apply(trx, line, now) {
+    // Another redirect of any spelling of the path (raw or percent-encoded) is the same old URL:
+    // the lookup would answer one or the other by how the front-end spelt it.
     const other = await trx
       .selectFrom('redirect')
       .select('code')
       .where('store_code', '=', line.store)
-      .where('path', '=', line.normalised)
+      .where('path', 'in', pathSpellings(line.normalised))
       .where('code', '<>', line.code)
       .executeTakeFirst();
     if (other) {
