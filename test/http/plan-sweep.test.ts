@@ -118,7 +118,6 @@ const statementOf = (prefix: string, rest = '') => new RegExp(`^${pattern(prefix
 const VISIBLE =
   '(p.is_active = ? and "p"."hidden_AUDIENCE" = ? and exists (select 1 from product_store ps where ps.product_id = p.id and ps.store_code = ?))';
 const visible = (statement: string) => pattern(statement).replace('AUDIENCE', '(?:web|business)');
-const CATALOGUE_CACHE = 'counted once per filter, store and audience for the cache period (CATALOGUE_LIST_CACHE_TTL_MS)';
 
 /** Whole reads of growing tables that are let through, each with the reason. */
 const ALLOWED: Allowed[] = [
@@ -140,16 +139,6 @@ const ALLOWED: Allowed[] = [
     reason:
       'integration_event_unpositioned_idx is partial: only the events the feed has not numbered yet (a queue each feed read empties), ' +
       'at most its LIMIT of them',
-  },
-  {
-    table: 'product',
-    statement: new RegExp(`^${visible(`select count(*) as "n" from "product" as "p" where ${VISIBLE}`)}$`),
-    kinds: ['scan'],
-    engine: 'sqlite',
-    why: 'needed',
-    reason:
-      "the total of the store's whole list (GET /product without a filter: X-Pagination-Total-Count): every visible product, " +
-      `${CATALOGUE_CACHE}, product-query.ts. A category's total is kept (category_listing_count); the whole store's is not`,
   },
   {
     table: 'product',

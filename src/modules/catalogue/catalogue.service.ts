@@ -14,6 +14,7 @@ import { baseReader, companyPrices } from './products/product-card.repository.js
 import { findProductIdByCode, readCampaignWindow, readStoreCampaignWindows, type CampaignWindow } from './products/product.repository.js';
 import type { BaseCache, PriceContext, ProductBase, ProductCard } from './products/product-card.types.js';
 import { categoryListingReader, rebuildCategoryListing } from './browse/category-listing.repository.js';
+import { storeListingReader } from './browse/store-listing.repository.js';
 import {
   countVisibleProducts,
   productPage,
@@ -179,12 +180,21 @@ export function createCatalogue({ database, config }: CatalogueServiceDeps): Cat
   );
 
   const listing = categoryListingReader(database);
+  const storeListing = storeListingReader(database);
   let rebuilding: Promise<void> | undefined;
   /**
-   * The category's kept list when the filter is exactly a subtree as the tree gave it (what a category page lists);
-   * a stale one starts a rebuild (once per process at a time) and the lists query meanwhile.
+   * The store's kept list when there is no filter at all (GET /product as it is); the category's when the filter is
+   * exactly a subtree as the tree gave it (what a category page lists): a stale one starts a rebuild (once per process
+   * at a time) and the lists query meanwhile.
    */
-  const keptList = ({ caller }: CatalogueContext, filter: ProductFilter): KeptList | undefined => {
+  const keptList = ({ caller, store }: CatalogueContext, filter: ProductFilter): KeptList | undefined => {
+    if (Object.values(filter).every((value) => value === undefined)) {
+      const audience = audienceKey(caller);
+      return {
+        count: () => storeListing.count(store.code, audience),
+        page: (offset, limit) => storeListing.page(store.code, audience, offset, limit),
+      };
+    }
     const ids = filter.categoryIds;
     if (ids === undefined || ids.length === 0 || !isSubtreeList(ids)) return undefined;
     if (Object.entries(filter).some(([key, value]) => key !== 'categoryIds' && value !== undefined)) return undefined;

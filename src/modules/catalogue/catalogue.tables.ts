@@ -196,6 +196,14 @@ export interface CategoryListingCountTable {
   products: number;
 }
 
+/** What an audience sees in a store (GET /product without a filter), in the default order (as CategoryListingTable). */
+export interface StoreListingTable {
+  store_code: string;
+  audience: 'R' | 'B';
+  newest_key: number;
+  product_id: number;
+}
+
 export interface CategoryListingStateTable {
   id: number;
   /** Bumped by every change of the category tree. */
@@ -370,6 +378,7 @@ export interface CatalogueTables {
   category_listing: CategoryListingTable;
   category_listing_count: CategoryListingCountTable;
   category_listing_state: CategoryListingStateTable;
+  store_listing: StoreListingTable;
   catalogue_reference_version: CatalogueReferenceVersionTable;
   category_sales: CategorySalesTable;
   product_document: ProductDocumentTable;

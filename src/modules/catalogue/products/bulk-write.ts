@@ -4,7 +4,8 @@ import type { DatabaseHandle, Db } from '../../../db/database.js';
 // Bulk writes of new products (the demo, the benchmark's datasets). On PostgreSQL the transaction
 // turns off the row triggers that keep product documents and category listing rows (migration
 // 2026_11_27_2100) while it inserts, then does their work once: each written product's document
-// rebuilt, and the listing marked stale for the catalogue to rebuild whole. SQLite's triggers run in
+// rebuilt, the store lists' rows refreshed for them (2026_12_09_1010), and the category listing
+// marked stale for the catalogue to rebuild whole. SQLite's triggers run in
 // process and stay on: nothing to do there.
 
 /** The tables a product document is built from, each keyed by `product_id` (migration 2026_11_24_1600). */
@@ -28,7 +29,11 @@ export async function endBulkWrite(handle: DatabaseHandle, trx: Db, productIds: 
   await sql`select set_config('storefront.bulk_write', 'off', true)`.execute(trx);
   // In id order, the order the triggers' per-product locks are taken in.
   const ids = [...new Set(productIds)].sort((a, b) => a - b);
-  if (ids.length > 0) await sql`select product_document_refresh(id) from unnest(${ids}::bigint[]) as id`.execute(trx);
+  if (ids.length > 0) {
+    await sql`select product_document_refresh(id) from unnest(${ids}::bigint[]) as id`.execute(trx);
+    // The store lists' rows, at once for all of them (migration 2026_12_09_1010): they never go stale.
+    await sql`select store_listing_refresh_many(${ids}::bigint[])`.execute(trx);
+  }
   await trx
     .updateTable('category_listing_state')
     .set((eb) => ({ version: eb('version', '+', 1) }))
