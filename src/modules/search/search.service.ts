@@ -1,7 +1,7 @@
 import type { Db, DatabaseHandle } from '../../db/database.js';
 import { QueryBudgetExceeded, withinBudget, type QueryBudget } from '../../db/query-budget.js';
 import { boundedCache } from '../../infra/bounded-cache.js';
-import { audienceKey, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
+import { audienceKey, countStoreListing, seesBusinessCatalogue, type CatalogueContext } from '../catalogue/index.js';
 import { pricingKey } from '../pricing/index.js';
 import type { Matches, NameKind, SearchEngine, TextQuery, Viewer } from './engine.js';
 import { createEngine } from './engines.js';
@@ -117,6 +117,14 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
   const nameSuggestions = boundedCache<string, NamedRef[]>(ttl * SUGGESTION_TTL_FACTOR, RESULT_CACHE_ENTRIES);
   const modes = boundedCache<string, 'match' | 'similar'>(ttl, RESULT_CACHE_ENTRIES);
   const stateTtl = Math.min(ttl, STATE_TTL_MS);
+  // search_product mirrors product and product_store in the writer's transaction (its triggers; a rebuild in one
+  // transaction), so a search without text or filter finds exactly the store's whole list: store_listing's total,
+  // a count over its (store, audience) key, where counting the search's own rows read every visible document. It runs
+  // on the search's db, within the request's time budget: it grows with the store.
+  const keptTotal = (context: SearchContext, input: SearchInput) =>
+    input.text.kind === 'none' && Object.values(input.filter).every((value) => value === undefined)
+      ? (db: Db) => countStoreListing(db, context.store.code, audienceKey(context.caller))
+      : undefined;
   let state: { value: IndexState; expires: number } | undefined;
   let folding: Promise<unknown> | undefined;
 
@@ -217,12 +225,13 @@ export function createSearchService({ database, config, log }: SearchServiceDeps
         const text = await textFilter(db, context, input.text);
         if (text === 'nothing') return { ids: [], total: 0 };
         const scope = scopeOf(context, input.filter, text);
-        const total = () => counts.get(filterKey, () => count(db, scope));
+        const kept = keptTotal(context, input);
+        const total = () => counts.get(filterKey, () => (kept ? kept(db) : count(db, scope)));
         // Past the window the page is empty without sorting that deep.
         if (limit === 0) return { ids: [], total: await total() };
         const page = (withTotal: boolean) => pages.get(key, () => foundPage(db, engine, scope, input.sort, offset, limit, withTotal));
         // The count is kept apart from the pages: paging and sorting the same search reuse it.
-        if (engine.countsWithPage(text.kind === 'match') && counts.peek(filterKey) === undefined) {
+        if (!kept && engine.countsWithPage(text.kind === 'match') && counts.peek(filterKey) === undefined) {
           const found = await page(true);
           // A page read without its total (cached while the count was) has a null total too.
           const all = found.total ?? (offset === 0 && found.ids.length === 0 ? 0 : await total());

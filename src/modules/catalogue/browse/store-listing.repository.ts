@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from '../../../db/database.js';
+import type { DatabaseHandle, Db } from '../../../db/database.js';
 import { preparedQuery } from '../../../db/prepared.js';
 
 // A store's whole list (GET /product without a filter) in its default order and its total, read from
@@ -42,4 +42,15 @@ export function storeListingReader(database: DatabaseHandle): StoreListing {
       return rows.map((row) => Number(row.product_id));
     },
   };
+}
+
+/** The same total through `db` (a search's reads, which run within the request's time budget). */
+export async function countStoreListing(db: Db, storeCode: string, audience: 'R' | 'B'): Promise<number> {
+  const row = await db
+    .selectFrom('store_listing')
+    .select((eb) => eb.fn.countAll().as('products'))
+    .where('store_code', '=', storeCode)
+    .where('audience', '=', audience)
+    .executeTakeFirst();
+  return Number(row?.products ?? 0);
 }
