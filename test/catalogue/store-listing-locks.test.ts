@@ -51,6 +51,12 @@ async function totalOf(store: string): Promise<number> {
 }
 
 const hide = (ids: number[]) => (trx: Db) => trx.updateTable('product').set({ hidden_web: true }).where('id', 'in', ids).execute();
+const release = (ids: number[]) => (trx: Db) =>
+  trx
+    .updateTable('product')
+    .set({ released_at: Date.UTC(2024, 0, 1) })
+    .where('id', 'in', ids)
+    .execute();
 const deactivate = (ids: number[]) => (trx: Db) => trx.updateTable('product').set({ is_active: false }).where('id', 'in', ids).execute();
 
 it.runIf(engine === 'postgres')(
@@ -77,3 +83,17 @@ it.runIf(engine === 'postgres')('two bulk deactivations of both stores, in oppos
   ]);
   expect({ web: await totalOf('WEB'), other: await totalOf('WEB2') }).toEqual({ web: before.web - 40, other: before.other - 40 });
 });
+
+it.runIf(engine === 'postgres')(
+  'release dates (no price bump to wait for) changed in opposite orders of the stores both commit',
+  async () => {
+    const make = (stores: string[]) => createProduct(t.database.db, { stores, releasedAt: null });
+    const [web1, web2, other1, other2] = [await make(['WEB']), await make(['WEB']), await make(['WEB2']), await make(['WEB2'])];
+    await interleaved([
+      [release([web1]), release([other1])],
+      [release([other2]), release([web2])],
+    ]);
+    const first = await t.app.inject({ method: 'GET', url: '/product?per-page=100', headers: { store: 'WEB2' } });
+    expect(first.json().map((item: { id: number }) => item.id)).toEqual(expect.arrayContaining([other1, other2]));
+  },
+);
