@@ -110,6 +110,7 @@ import * as addSubscriptionChargeRefundTriedAt from './2026_12_06_1030_add_subsc
 import * as addSubscriptionChargeCardId from './2026_12_08_1021_add_subscription_charge_card_id.js';
 import * as indexConversionJobUser from './2026_12_08_1050_index_conversion_job_user.js';
 import * as createStoreListing from './2026_12_09_1010_create_store_listing.js';
+import * as addSubscriptionChargeRefundedCents from './2026_12_09_1020_add_subscription_charge_refunded_cents.js';
 import * as upperCaseRedirectEscapes from './2026_12_09_1030_upper_case_redirect_escapes.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -226,5 +227,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_08_1021_add_subscription_charge_card_id': addSubscriptionChargeCardId,
   '2026_12_08_1050_index_conversion_job_user': indexConversionJobUser,
   '2026_12_09_1010_create_store_listing': createStoreListing,
+  '2026_12_09_1020_add_subscription_charge_refunded_cents': addSubscriptionChargeRefundedCents,
   '2026_12_09_1030_upper_case_redirect_escapes': upperCaseRedirectEscapes,
 };

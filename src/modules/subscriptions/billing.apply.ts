@@ -11,6 +11,7 @@ import {
   markOutcomeTold,
   moveCharge,
   recordMismatch,
+  recordRefunded,
   setChargeReference,
   type ChargeRow,
 } from './charges.repository.js';
@@ -33,7 +34,8 @@ import { findSubscription, lockSubscription, updateSubscription, type Subscripti
 // charge paid the period meanwhile) is marked so too. Each is a conditional update of the charge,
 // so a repeated callback does nothing the second time.
 
-export type ChargeOutcome = 'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due' | 'taken-back';
+export type ChargeOutcome =
+  'settled' | 'failed' | 'pending' | 'applied-already' | 'mismatch' | 'refund-due' | 'taken-back' | 'part-refunded';
 
 /**
  * The gateway's state in the charge's words: money taken, none taken, or not known yet. A payment refunded
@@ -74,6 +76,12 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
     await setChargeReference(trx, Number(charge.id), status.reference, now);
     return 'pending';
   }
+  // A chargeback retires the charge's card (markTakenBack): the client's lock first, before the charge's row
+  // is written, as a removal, a confirmation and an erasure take it before the rows they write.
+  const clientAccountId = status.chargedBack ? await lockChargeOwner(trx, charge) : null;
+  // What the payment's refunds came to, whatever else the status does: a settled charge refunded in part stays
+  // settled, and is revenue less this (stats.service.ts). Refunds only add up, so a repeated callback records nothing.
+  const refundedMore = status.state === 'refunded' && (await recordRefunded(trx, Number(charge.id), status.refundedCents));
   const applied = await applyChargeOutcome(
     trx,
     charge,
@@ -88,12 +96,22 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
   // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
   if (applied === 'applied-already' && status.state === 'refunded' && status.refundedCents >= status.amountCents)
-    return (await markTakenBack(trx, charge, status.chargedBack, now)) ? 'taken-back' : applied;
+    return (await markTakenBack(trx, charge, clientAccountId, now)) ? 'taken-back' : applied;
   // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
     return (await markRefundDue(trx, charge, 'failed', status.reference, now)) ? 'refund-due' : applied;
+  // A refund in part of a charge finished before: recorded above, its state unchanged.
+  if (applied === 'applied-already' && refundedMore) return 'part-refunded';
   return applied;
+}
+
+/** Locks the client account of the charge's subscription (lockCardOwner); its id. Its account never changes, so the subscription is read unlocked. */
+async function lockChargeOwner(trx: Db, charge: ChargeRow): Promise<number> {
+  const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
+  const clientAccountId = Number(sub.client_account_id);
+  await lockCardOwner(trx, clientAccountId);
+  return clientAccountId;
 }
 
 /**
@@ -104,21 +122,17 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
  * retires the card the charge was made with, as a removal does (dropSavedCard): card-network rules say a disputed
  * card (often a stolen one) is not billed again, so the subscriptions using it move to the customer's other saved
  * card, or to none and the existing "no card" rules (the renewal fails without a gateway call, billingFailed mail).
- * The subscription's current period stands. A portal refund leaves the card. False when the charge is settled no
- * more (a repeated callback: nothing retired again). A refund in part moves no state (a charge has no partly refunded one).
+ * The subscription's current period stands. A portal refund leaves the card. `cardOwner`: a chargeback's, the
+ * client account locked (lockChargeOwner); null for a portal refund. False when the charge is settled no more (a
+ * repeated callback: nothing retired again). A refund in part moves no state: it is recorded (refunded_cents).
  */
-async function markTakenBack(trx: Db, charge: ChargeRow, chargedBack: boolean, now: number): Promise<boolean> {
-  if (!chargedBack) return moveTakenBack(trx, charge, now);
-  // The client's lock before the charge's row, as a removal, a confirmation and an erasure take it before
-  // the rows they write; its account never changes, so the subscription is read unlocked.
-  const sub = (await findSubscription(trx, Number(charge.subscription_id)))!;
-  const clientAccountId = Number(sub.client_account_id);
-  await lockCardOwner(trx, clientAccountId);
+async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | null, now: number): Promise<boolean> {
+  if (cardOwner === null) return moveTakenBack(trx, charge, now);
   if (!(await moveTakenBack(trx, charge, now))) return false;
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
-  if (cardId !== null) await dropSavedCard(trx, clientAccountId, Number(cardId), now);
+  if (cardId !== null) await dropSavedCard(trx, cardOwner, Number(cardId), now);
   return true;
 }
 

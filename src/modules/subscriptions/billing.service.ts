@@ -119,6 +119,7 @@ export function newCharge(
     refund_refusal: null,
     refund_refused_at: null,
     refund_tried_at: null,
+    refunded_cents: 0,
     created_at: now,
     updated_at: now,
   };

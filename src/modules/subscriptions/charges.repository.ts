@@ -187,6 +187,22 @@ export async function setChargeReference(db: Db, id: number, reference: string, 
     .execute();
 }
 
+/**
+ * Records what the gateway reports refunded of the charge's payment, if more than recorded: refunds only add up,
+ * so a callback repeated, or late with an older and smaller sum, changes nothing; true when it recorded more. Not
+ * a move of the charge: its state and updated_at stay (a settled charge's revenue is counted in the month it
+ * settled, stats.service.ts).
+ */
+export async function recordRefunded(db: Db, id: number, cents: number): Promise<boolean> {
+  const result = await db
+    .updateTable('subscription_charge')
+    .set({ refunded_cents: cents })
+    .where('id', '=', id)
+    .where('refunded_cents', '<', cents)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
 /** The card a pending charge is made with, when sent again with the subscription's card of now (billing.service.ts resendCharge). */
 export async function setChargeCard(db: Db, id: number, cardId: number, now: number): Promise<void> {
   await db

@@ -9,13 +9,24 @@ import type { PaymentStatus } from '../payments/index.js';
 
 /** What a charge's or a card's status did (billing.apply.ts ChargeOutcome, cards.service.ts CardOutcome); `card-gone`: its card was removed or pruned. */
 type SubscriptionOutcome =
-  'settled' | 'failed' | 'refund-due' | 'taken-back' | 'saved' | 'applied-already' | 'done-already' | 'pending' | 'mismatch' | 'card-gone';
+  | 'settled'
+  | 'failed'
+  | 'refund-due'
+  | 'taken-back'
+  | 'part-refunded'
+  | 'saved'
+  | 'applied-already'
+  | 'done-already'
+  | 'pending'
+  | 'mismatch'
+  | 'card-gone';
 
 const OUTCOME: Record<SubscriptionOutcome, 'applied' | 'duplicate' | 'stale' | 'mismatch'> = {
   settled: 'applied',
   failed: 'applied',
   'refund-due': 'applied',
   'taken-back': 'applied',
+  'part-refunded': 'applied',
   saved: 'applied',
   'applied-already': 'duplicate',
   'done-already': 'duplicate',

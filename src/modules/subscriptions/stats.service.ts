@@ -2,7 +2,8 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { accountTrialSubjectSql } from './subscriptions.repository.js';
 
-// `subscription stats`: per calendar month (UTC) the revenue (settled charges), subscriptions
+// `subscription stats`: per calendar month (UTC) the revenue (settled charges, less what refunds in part at the
+// gateway gave back of them, in the month each settled), subscriptions
 // started, trials started and how many of them were converted (their first month was paid),
 // subscriptions churned (ended or lapsed after they had started), the active count at the month's
 // end, and churn as churned / active at the month's start. Read in keyset pages, so memory grows
@@ -83,7 +84,7 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
   for (let afterId = 0; ;) {
     const charges = await db
       .selectFrom('subscription_charge')
-      .select(['id', 'amount_cents', 'updated_at'])
+      .select(['id', 'amount_cents', 'refunded_cents', 'updated_at'])
       .where('state', '=', 'settled')
       .where('id', '>', afterId)
       .orderBy('id')
@@ -91,7 +92,8 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
       .execute();
     if (charges.length === 0) break;
     afterId = Number(charges.at(-1)!.id);
-    for (const charge of charges) at(monthOf(Number(charge.updated_at))).revenue += charge.amount_cents;
+    // What a refund in part at the gateway gave back is no revenue (a charge refunded whole is `refunded`, not read here).
+    for (const charge of charges) at(monthOf(Number(charge.updated_at))).revenue += charge.amount_cents - charge.refunded_cents;
   }
   // Every month a subscription started or ended in is a key, and one ends no earlier than it
   // started: so the active count at a month's end is the running sum of started less churned.

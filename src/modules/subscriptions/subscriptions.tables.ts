@@ -148,6 +148,11 @@ export interface SubscriptionChargeTable {
    * Null for charges made before, and for a renewal claimed without a card.
    */
   card_id: number | null;
+  /**
+   * What the gateway reports refunded of the charge's payment, in cents (migration 2026_12_09_1020): a refund in
+   * its portal, in part or whole, or a chargeback (whole). A settled charge is revenue less this (stats.service.ts).
+   */
+  refunded_cents: number;
   created_at: number;
   updated_at: number;
 }
