@@ -200,3 +200,40 @@ describe('a first month settled, its request dead, then charged back before the 
     expect(await mailJobs(s, id)).toEqual(['purchased']);
   });
 });
+
+describe('a charge whose request died, refunded at the gateway before it settled, and the deadline after', () => {
+  // Refunded before it settled, the charge failed; the transaction that failed it mails nothing (the request was
+  // still to answer), and the deadline, which knew only "failed", mailed "declined" of a card that was charged
+  // and paid back. The refund is recorded on the charge (refunded_cents), and the deadline mails what happened.
+  const paidThenRefunded = async (id: number) => {
+    const [charge] = (await chargesOf(s, id)).filter((c) => c.state === 'pending');
+    // The request died before EveryPay's answer named the payment: EveryPay knows it by the order reference.
+    const [payment] = s.everypay.paymentsFor(charge!.order_reference);
+    await s.everypay.refund(payment!.reference, charge!.amount_cents);
+    expect(answers(await s.everypay.releaseCallbacks())).toEqual(Array(2).fill([200, { outcome: 'applied' }]));
+    expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: charge!.id, state: 'failed', refunded_cents: charge!.amount_cents });
+  };
+
+  it('a first month: mailed that its payment was refunded, not that the card was declined', async () => {
+    const { customer, token } = await paidSubscriber(s);
+    s.everypay.setCardOutcome(token, 'settled');
+    s.everypay.holdCallbacks();
+    await diesAfterTheCharge(() => subscribe(s, customer, 'AUDIO1'));
+    const { id } = await shownSubscription(s, customer);
+    await paidThenRefunded(id);
+    expect(await shownSubscription(s, customer)).toMatchObject({ id, status: 'ENDED' });
+    await deadlinePasses();
+    expect(await mailJobs(s, id)).toEqual(['startRefunded']);
+  });
+
+  it('an upgrade: mailed that its payment was refunded, the plan unchanged', async () => {
+    const { customer, id, token } = await halfWayAudio1(s, 16 * DAY);
+    s.everypay.setCardOutcome(token, 'settled');
+    s.everypay.holdCallbacks();
+    await diesAfterTheCharge(() => call(s, customer, 'PUT', `/subscription/${id}/plan`, { planId: s.plans.AUDIOMAX }));
+    await paidThenRefunded(id);
+    expect(await shownSubscription(s, customer)).toMatchObject({ status: 'ACTIVE', plan: { code: 'AUDIO1' } });
+    await deadlinePasses();
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'upgradeRefunded']);
+  });
+});

@@ -82,13 +82,17 @@ export async function queueAnswerDeadline(trx: Db, subscriptionId: number, charg
 /** What a finished charge nobody told its customer about is mailed: as its finisher mails a charge told pending (billing.apply.ts). */
 function untoldOutcomeMail(charge: ChargeRow): ChargeMailKind | null {
   if (charge.state === 'pending') return null; // the transaction that finishes it mails it now
+  // Failed because its payment was refunded whole before it settled (in the gateway's portal, a chargeback), as
+  // its finisher tells it (billing.apply.ts failedBy): the card was charged and paid back, not declined.
+  const refunded = charge.state === 'failed' && charge.refunded_cents >= charge.amount_cents;
   if (charge.purpose === 'UPGRADE') {
     // Settled is applied (else it is refund_due); money to go back is mailed with its refund (refunds.ts).
-    if (charge.state === 'failed') return 'upgradeDeclined';
+    if (charge.state === 'failed') return refunded ? 'upgradeRefunded' : 'upgradeDeclined';
     return charge.state === 'settled' ? 'upgradeConfirmed' : null;
   }
   // A first month settled mailed its start with it (startPaidPeriod); declined (then maybe settled late, and refunded), it did not start.
-  return charge.state === 'settled' ? null : 'startDeclined';
+  if (charge.state === 'settled') return null;
+  return refunded ? 'startRefunded' : 'startDeclined';
 }
 
 async function mailUntoldOutcome(db: Kysely<Database>, chargeId: number, now: number): Promise<string> {
