@@ -17,7 +17,7 @@ import {
 } from './charges.repository.js';
 import { addMonths, nextAttemptAt } from './periods.js';
 import { countPaymentStatus } from './payments-metric.js';
-import { markRefundDue } from './refunds.js';
+import { markRefundDue, markRefunded } from './refunds.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
 
@@ -115,26 +115,34 @@ async function lockChargeOwner(trx: Db, charge: ChargeRow): Promise<number> {
 }
 
 /**
- * A settled charge whose payment the gateway reports refunded whole though the shop refunded nothing (the
- * shop's own refunds go through refund_due): an operator refunded it in the gateway's portal, or the cardholder
- * disputed it and their bank took it back (a chargeback, EveryPay's `chargebacked`). Left settled, `subscription
- * stats` counted money the shop no longer has as revenue: marked refunded, as what the money is. A chargeback also
- * retires the card the charge was made with, as a removal does (dropSavedCard): card-network rules say a disputed
- * card (often a stolen one) is not billed again, so the subscriptions using it move to the customer's other saved
- * card, or to none and the existing "no card" rules (the renewal fails without a gateway call, billingFailed mail).
- * The subscription's current period stands. A portal refund leaves the card. `cardOwner`: a chargeback's, the
- * client account locked (lockChargeOwner); null for a portal refund. False when the charge is settled no more (a
- * repeated callback: nothing retired again). A refund in part moves no state: it is recorded (refunded_cents).
+ * A settled charge (or one the shop owes back: OWED_BACK) whose payment the gateway reports refunded whole though
+ * the shop refunded nothing (the shop's own refunds go through refund_due): an operator refunded it in the gateway's
+ * portal, or the cardholder disputed it and their bank took it back (a chargeback, EveryPay's `chargebacked`). Left
+ * settled, `subscription stats` counted money the shop no longer has as revenue: marked refunded, as what the money
+ * is. A chargeback also retires the card the charge was made with, as a removal does (dropSavedCard): card-network
+ * rules say a disputed card (often a stolen one) is not billed again, so the subscriptions using it move to the
+ * customer's other saved card, or to none and the existing "no card" rules (the renewal fails without a gateway
+ * call, billingFailed mail). The subscription's current period stands. A portal refund leaves the card.
+ * `cardOwner`: a chargeback's, the client account locked (lockChargeOwner); null for a portal refund. False when the
+ * charge was moved already (a repeated callback: nothing retired or mailed again). A refund in part moves no state:
+ * it is recorded (refunded_cents).
  */
 async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | null, now: number): Promise<boolean> {
-  if (cardOwner === null) return moveTakenBack(trx, charge, now);
-  if (!(await moveTakenBack(trx, charge, now))) return false;
+  // Money the shop owed back (refund_due) or could not give back (refund_refused, on the operator's list to pay by
+  // hand) that the gateway shows given back whole: what a refunder finding it so does, refunded and the refund
+  // mailed (refunds.ts); left, a refund_refused charge was paid back by hand a second time.
+  const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now)) === 'refunded';
+  if (!moved) return false;
+  if (cardOwner === null) return true;
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
   if (cardId !== null) await dropSavedCard(trx, cardOwner, Number(cardId), now);
   return true;
 }
+
+/** The states of a charge whose money the shop was to give back, which a refund whole at the gateway finishes. */
+const OWED_BACK = ['refund_due', 'refund_refused'] as const;
 
 /**
  * Settled -> refunded, and the charge's outcome counted as told: a settled first month mailed its start

@@ -109,7 +109,7 @@ export async function refundCharge(
   log?: RefundLog,
 ): Promise<RefundOutcome> {
   const gateway = gateways[charge.gateway as GatewayName];
-  let answer: GatewayRefundAnswer | null = null;
+  let answer: RefunderAnswer | null = null;
   let leftBecause: string | null = null;
   try {
     if (gateway && charge.reference) answer = await refundedPayment(gateway, charge, charge.reference);
@@ -119,7 +119,12 @@ export async function refundCharge(
     log?.warn({ err, chargeId: Number(charge.id) }, 'subscription billing: the refund of a charge settled for nothing is left for later');
   }
   const status = answer?.status;
-  if (status && refundedWhole(status, charge)) return inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
+  if (status && refundedWhole(status, charge)) {
+    const marked = await inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
+    // The gateway's callback of this refunder's own refund may mark it first (billing.apply.ts markTakenBack): the
+    // refund is still this one's. A refund refused (another refunder's went first) or not sent is not.
+    return marked === 'moved-already' && answer!.sent && answer!.refusal === null ? 'refunded' : marked;
+  }
   if (answer?.refusal && status && standing(status, charge) > 0)
     return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!.message, answer.refusal, now, log));
   // The gateway answered that the payment is none it can refund: it does not know it (EveryPay's own
@@ -212,16 +217,19 @@ function unrefundableReason(charge: ChargeRow, status: PaymentStatus | null): st
 /** The refusal kept on the charge: the gateway's words are short (EveryPay's: code and message, 200 characters at most). */
 const REFUSAL_CHARS = 500;
 
+/** A refunder's answer from its gateway; `sent`: it asked for a refund (something was left standing). */
+type RefunderAnswer = GatewayRefundAnswer & { sent: boolean };
+
 /** The payment as it stands after its refund: refunded now unless it was already (or is not refundable). */
-async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<GatewayRefundAnswer> {
+async function refundedPayment(gateway: PaymentGateway, charge: ChargeRow, reference: string): Promise<RefunderAnswer> {
   const found = await gateway.fetchStatus(reference);
   const left = found ? standing(found, charge) : 0;
-  if (left === 0) return { status: found, refusal: null };
+  if (left === 0) return { status: found, refusal: null, sent: false };
   // What is still standing: the whole charge, or the rest of a payment an operator refunded in part in
   // the gateway's portal (taken for refunded whole, the rest was kept and the customer told it came back).
   // Refused: another refunder's request under the same key went first (or nothing is left standing, or
   // the gateway will not refund this payment); the payment as it is now tells whether it is refunded.
-  return refundOrLookUp(gateway, reference, left, lateRefundKey(charge));
+  return { ...(await refundOrLookUp(gateway, reference, left, lateRefundKey(charge))), sent: true };
 }
 
 /** The cents of the charge's payment the gateway still holds: 0 unless it is this charge's, settled or refunded in part. */
