@@ -108,3 +108,29 @@ describe('a settled subscription charge charged back', () => {
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ period_number: 2, state: 'settled' });
   });
 });
+
+describe('a renewal charged back before the shop heard it settled', () => {
+  // Its answer said processing; the payment settled and was charged back before either callback came. The charge
+  // fails as a payment refunded before it settled (the retry schedule, mailed as refunded), and was retried on the
+  // disputed card. Its card is now retired as a settled charge's is: the retry finds no card and charges nothing.
+  it('fails, retires its card, and the retry charges nothing', async () => {
+    const { customer, id, end, token } = await subscriberWithSettledCharge();
+    s.everypay.setCardOutcome(token, 'settled', { processing: true });
+    s.everypay.holdCallbacks();
+    await bill(s, end + 1000);
+    const renewal = (await chargesOf(s, id)).at(-1)!;
+    expect(renewal).toMatchObject({ period_number: 2, state: 'pending' });
+    await s.everypay.setState(renewal.reference!, 'chargebacked');
+    await s.everypay.releaseCallbacks();
+    await s.everypay.callbacksIdle();
+
+    expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: renewal.id, state: 'failed' });
+    expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
+    expect(await cardsOf(customer)).toEqual([]);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'renewalRefunded']);
+
+    const requestsBefore = mitPayments(s, id).length;
+    await bill(s, end + 1000 + 86_400_000);
+    expect(mitPayments(s, id)).toHaveLength(requestsBefore);
+  });
+});

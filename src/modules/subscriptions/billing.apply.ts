@@ -97,6 +97,9 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
   if (applied === 'applied-already' && status.state === 'refunded' && status.refundedCents >= status.amountCents)
     return (await markTakenBack(trx, charge, clientAccountId, now)) ? 'taken-back' : applied;
+  // Failed by a chargeback before the shop heard it settled: the disputed card goes as a settled charge's does, or
+  // the renewal's retries charged it again.
+  if (applied === 'failed' && clientAccountId !== null) await retireChargedCard(trx, charge, clientAccountId, now);
   // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
@@ -133,12 +136,19 @@ async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | nul
   // mailed (refunds.ts); left, a refund_refused charge was paid back by hand a second time.
   const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now)) === 'refunded';
   if (!moved) return false;
-  if (cardOwner === null) return true;
+  if (cardOwner !== null) await retireChargedCard(trx, charge, cardOwner, now);
+  return true;
+}
+
+/**
+ * The card a charge charged back was made with goes as a removal takes it (dropSavedCard), by the transaction that
+ * moved the charge. `cardOwner`: its client account, locked (lockChargeOwner).
+ */
+async function retireChargedCard(trx: Db, charge: ChargeRow, cardOwner: number, now: number): Promise<void> {
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
   if (cardId !== null) await dropSavedCard(trx, cardOwner, Number(cardId), now);
-  return true;
 }
 
 /** The states of a charge whose money the shop was to give back, which a refund whole at the gateway finishes. */
