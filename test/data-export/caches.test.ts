@@ -7,9 +7,9 @@ describe('the keyset boundary cache', () => {
     const pager = createExportPager();
     expect(pager.start('w', 100, 1)).toEqual({ after: undefined, offset: 0 });
     expect(pager.start('w', 100, 9000)).toEqual({ after: undefined, offset: 899_900 });
-    pager.remember('w', 100, 8999, { createdAt: 5, id: 7 });
-    expect(pager.start('w', 100, 9000)).toEqual({ after: { createdAt: 5, id: 7 }, offset: 0 });
-    expect(pager.start('w', 100, 9003)).toEqual({ after: { createdAt: 5, id: 7 }, offset: 300 });
+    pager.remember('w', 100, 8999, { time: 5, id: 7 });
+    expect(pager.start('w', 100, 9000)).toEqual({ after: { time: 5, id: 7 }, offset: 0 });
+    expect(pager.start('w', 100, 9003)).toEqual({ after: { time: 5, id: 7 }, offset: 300 });
     // Per walk (collection and filter) and page size.
     expect(pager.start('other', 100, 9000).after).toBeUndefined();
     expect(pager.start('w', 50, 9000).after).toBeUndefined();
@@ -17,28 +17,28 @@ describe('the keyset boundary cache', () => {
 
   it('is bounded in size and time', async () => {
     const pager = createExportPager({ ...DEFAULT_PAGER_OPTIONS, maxBoundaries: 2, boundaryTtlMs: 20 });
-    pager.remember('w', 10, 1, { createdAt: 1, id: 1 });
-    pager.remember('w', 10, 2, { createdAt: 2, id: 2 });
-    pager.remember('w', 10, 3, { createdAt: 3, id: 3 });
+    pager.remember('w', 10, 1, { time: 1, id: 1 });
+    pager.remember('w', 10, 2, { time: 2, id: 2 });
+    pager.remember('w', 10, 3, { time: 3, id: 3 });
     expect(pager.start('w', 10, 2)).toEqual({ after: undefined, offset: 10 });
-    expect(pager.start('w', 10, 4).after).toEqual({ createdAt: 3, id: 3 });
+    expect(pager.start('w', 10, 4).after).toEqual({ time: 3, id: 3 });
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(pager.start('w', 10, 4).after).toBeUndefined();
   });
 
   it("forgets from a short page on only that walk's boundaries, also after some were evicted", () => {
     const pager = createExportPager({ ...DEFAULT_PAGER_OPTIONS, maxBoundaries: 6 });
-    for (const page of [1, 2, 3, 4]) pager.remember('w', 10, page, { createdAt: page, id: page });
-    pager.remember('w', 20, 3, { createdAt: 30, id: 30 });
-    pager.remember('other', 10, 3, { createdAt: 300, id: 300 });
-    pager.remember('w', 10, 5, { createdAt: 5, id: 5 }); // evicts page 1 of w
+    for (const page of [1, 2, 3, 4]) pager.remember('w', 10, page, { time: page, id: page });
+    pager.remember('w', 20, 3, { time: 30, id: 30 });
+    pager.remember('other', 10, 3, { time: 300, id: 300 });
+    pager.remember('w', 10, 5, { time: 5, id: 5 }); // evicts page 1 of w
     pager.forgetFrom('w', 10, 3);
-    expect(pager.start('w', 10, 6)).toEqual({ after: { createdAt: 2, id: 2 }, offset: 30 });
-    expect(pager.start('w', 20, 4).after).toEqual({ createdAt: 30, id: 30 });
-    expect(pager.start('other', 10, 4).after).toEqual({ createdAt: 300, id: 300 });
+    expect(pager.start('w', 10, 6)).toEqual({ after: { time: 2, id: 2 }, offset: 30 });
+    expect(pager.start('w', 20, 4).after).toEqual({ time: 30, id: 30 });
+    expect(pager.start('other', 10, 4).after).toEqual({ time: 300, id: 300 });
     // Remembered again after being forgotten, a page is found and forgotten again.
-    pager.remember('w', 10, 3, { createdAt: 33, id: 33 });
-    expect(pager.start('w', 10, 4).after).toEqual({ createdAt: 33, id: 33 });
+    pager.remember('w', 10, 3, { time: 33, id: 33 });
+    expect(pager.start('w', 10, 4).after).toEqual({ time: 33, id: 33 });
     pager.forgetFrom('w', 10, 2);
     expect(pager.start('w', 10, 4)).toEqual({ after: undefined, offset: 30 });
   });

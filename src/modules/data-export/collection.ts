@@ -1,16 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import type { CreatedWindow } from './created-window.js';
+import { byUpdate, type ExportFilters, type ExportWindow } from './export-window.js';
 
-/** The position of a row in the export order: creation time, then id. */
+/** The position of a row in the export order: its time (creation, or last change when read by update), then id. */
 export interface Boundary {
-  createdAt: number;
+  time: number;
   id: number;
 }
 
 /** Which rows to read: those in the window, after `after` (when known), skipping `offset`, at most `limit`. */
 export interface Slice {
-  window: CreatedWindow;
+  window: ExportWindow;
   after?: Boundary;
   offset: number;
   limit: number;
@@ -33,8 +33,8 @@ export interface ExportCollection<Item = unknown> {
   /** Path under DATA_EXPORT_PATH, and the key of its caches. */
   path: string;
   table: ExportTable;
-  /** Whether it takes createdFrom and createdTo. */
-  filterable: boolean;
+  /** Whether it takes createdFrom and createdTo, and updatedFrom and updatedTo (its table has updated_at). */
+  filters: ExportFilters;
   /**
    * Whether this service stamps the rows as it writes them, so the newest are cut off until they
    * settle (`settledPart`). Every collection does: sales history too, whose rows are stamped with
@@ -46,9 +46,13 @@ export interface ExportCollection<Item = unknown> {
   load(context: ExportContext, slice: Slice): Promise<{ items: Item[]; last: Boundary | undefined }>;
 }
 
-export function lastBoundary(rows: ReadonlyArray<{ id: number; created_at: number }>): Boundary | undefined {
+/** The boundary of a slice's last row, in the slice's order (a read by update needs its rows' updated_at). */
+export function lastBoundary(rows: ReadonlyArray<{ id: number; created_at: number; updated_at?: number }>, slice: Slice): Boundary | undefined {
   const last = rows.at(-1);
-  return last === undefined ? undefined : { createdAt: Number(last.created_at), id: Number(last.id) };
+  if (last === undefined) return undefined;
+  if (!byUpdate(slice.window)) return { time: Number(last.created_at), id: Number(last.id) };
+  if (last.updated_at === undefined) throw new Error('a read by update must select updated_at');
+  return { time: Number(last.updated_at), id: Number(last.id) };
 }
 
 export function groupBy<T, K>(rows: readonly T[], key: (row: T) => K): Map<K, T[]> {

@@ -20,7 +20,7 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
   path: '/client-account',
   table: 'client_account',
   settles: true,
-  filterable: true,
+  filters: { created: true, updated: false },
   async load({ db }, slice) {
     const rows = await readClientAccounts(db, slice);
     if (rows.length === 0) return { items: [], last: undefined };
@@ -39,7 +39,7 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
         preferences: (preferencesOf.get(Number(row.id)) ?? []).map((preference) => preference.code),
       };
     });
-    return { items, last: lastBoundary(rows) };
+    return { items, last: lastBoundary(rows, slice) };
   },
 };
 
@@ -48,7 +48,7 @@ export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
   table: 'sales_history',
   // Stamped before commit like the others: an order job that started first may commit after an import line.
   settles: true,
-  filterable: true,
+  filters: { created: true, updated: false },
   async load({ db }, slice) {
     const rows = await readSalesHistory(db, slice);
     if (rows.length === 0) return { items: [], last: undefined };
@@ -74,7 +74,7 @@ export const salesHistoryCollection: ExportCollection<SalesHistoryItem> = {
       if (row.created_nav !== null) item.createdNav = toRfc3339(Number(row.created_nav));
       return item;
     });
-    return { items, last: lastBoundary(rows) };
+    return { items, last: lastBoundary(rows, slice) };
   },
 };
 
@@ -82,7 +82,9 @@ export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
   path: '/session',
   table: 'session_action',
   settles: true,
-  filterable: false,
+  // A window, so a partner resumes after the hourly clean-up by time: a `page` counted from the
+  // oldest row shifts as the oldest rows are deleted (SESSION_ACTION_RETENTION_DAYS).
+  filters: { created: true, updated: false },
   async load({ db }, slice) {
     const rows = await readSessionActions(db, slice);
     const items = rows.map((row): SessionActionItem => ({
@@ -94,7 +96,7 @@ export const sessionActionsCollection: ExportCollection<SessionActionItem> = {
       actionType: row.action_type,
       createdAt: toRfc3339(Number(row.created_at)),
     }));
-    return { items, last: lastBoundary(rows) };
+    return { items, last: lastBoundary(rows, slice) };
   },
 };
 
@@ -102,7 +104,7 @@ export const shopsCollection: ExportCollection<ShopItem> = {
   path: '/shop',
   table: 'shop',
   settles: true,
-  filterable: false,
+  filters: { created: false, updated: false },
   async load({ db }, slice) {
     const rows = await readShops(db, slice);
     if (rows.length === 0) return { items: [], last: undefined };
@@ -116,6 +118,6 @@ export const shopsCollection: ExportCollection<ShopItem> = {
       name: pickName(namesOf.get(Number(row.id))) ?? row.code,
       city: row.city,
     }));
-    return { items, last: lastBoundary(rows) };
+    return { items, last: lastBoundary(rows, slice) };
   },
 };

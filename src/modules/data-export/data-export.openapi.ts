@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { ErrorSchema } from '../../http/schemas.js';
-import { CategorySchema, PageQuery, WindowQuery } from './data-export.schemas.js';
+import { CategorySchema, exportQuery } from './data-export.schemas.js';
 import type { ExportRoute } from './export-routes.js';
 
 type Json = Record<string, unknown>;
@@ -77,7 +77,7 @@ export function exportOpenApi(dataExportPath: string, routes: readonly ExportRou
           'A page of items ordered by creation time, then id: a page does not shift when new items arrive. ' +
           'With `Accept: application/x-ndjson` every matching item is streamed instead, one JSON object a line ' +
           '(`page` and `per-page` are then ignored); a stream that fails midway ends with a line `{"error": {...}}`.',
-        parameters: parameters(route.collection.filterable ? WindowQuery : PageQuery),
+        parameters: parameters(exportQuery(route.collection.filters)),
         responses: {
           200: {
             description: `A page of ${route.schemaName} items (a page past the end is an empty array)`,

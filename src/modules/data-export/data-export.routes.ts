@@ -5,10 +5,10 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { errorBody, HttpError } from '../../http/errors.js';
 import { pageRequest, setPaginationHeaders } from '../../http/paging.js';
 import { errors, paginationHeaders, success } from '../../http/schemas.js';
-import { createdWindow, settleWait } from './created-window.js';
+import { exportWindow, settleWait } from './export-window.js';
 import type { DataExportConfig } from './data-export.config.js';
 import { exportOpenApi } from './data-export.openapi.js';
-import { EXPORT_PAGING, PageQuery, WindowQuery } from './data-export.schemas.js';
+import { EXPORT_PAGING, exportQuery, type WindowQuery } from './data-export.schemas.js';
 import { exportPage, exportStream, wantsNdjson } from './data-export.service.js';
 import { createExportAuth, ExportCredentialsError, type ExportUser } from './export-auth.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from './export-pager.js';
@@ -81,13 +81,13 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         schema: {
           // Documented in the export's own document, not in the main API's.
           hide: true,
-          querystring: collection.filterable ? WindowQuery : PageQuery,
+          querystring: exportQuery(collection.filters),
           response: { 200: { ...ok, headers: { ...ok.headers, ...paginationHeaders } }, ...errors(...EXPORT_ERRORS) },
         },
       },
       async (request, reply) => {
         const query = request.query as WindowQuery;
-        const window = collection.filterable ? createdWindow(query, request.language) : {};
+        const window = exportWindow(query, collection.filters, request.language);
         // A window that has just ended is read once it has settled (settleWait), whole.
         const wait = settleWait(window, request.actionTime, config.dataExport.settleMs);
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

@@ -90,7 +90,7 @@ export type ShopItem = Static<typeof ShopSchema>;
 
 export const EXPORT_PAGING = { defaultPerPage: 100, maxPerPage: 1000 } as const;
 
-// No `pattern` on the bounds: createdWindow (created-window.ts) checks them and its 400 shows the
+// No `pattern` on the bounds: exportWindow (export-window.ts) checks them and its 400 shows the
 // format with an example, where a pattern's was "createdFrom is invalid" for the likeliest mistake,
 // an ISO 8601 time.
 
@@ -99,23 +99,27 @@ export const PageQuery = Type.Object({
   'per-page': Type.Optional(Type.Integer({ minimum: 1, description: 'Items per page: 100 by default, at most 1000 (more is capped)' })),
 });
 
-export const WindowQuery = Type.Composite([
-  Type.Object({
-    createdFrom: Type.Optional(
-      Type.String({
-        description: 'Created at or after, `Y-m-d H:i:s` in UTC (inclusive)',
-        examples: ['2026-11-01 00:00:00'],
-      }),
-    ),
-    createdTo: Type.Optional(
-      Type.String({
-        description: 'Created at or before, `Y-m-d H:i:s` in UTC (inclusive, to the end of that second)',
-        examples: ['2026-11-30 23:59:59'],
-      }),
-    ),
-  }),
-  PageQuery,
-]);
+const bound = (description: string, example: string) => Type.Optional(Type.String({ description, examples: [example] }));
+
+const CreatedBounds = Type.Object({
+  createdFrom: bound('Created at or after, `Y-m-d H:i:s` in UTC (inclusive)', '2026-11-01 00:00:00'),
+  createdTo: bound('Created at or before, `Y-m-d H:i:s` in UTC (inclusive, to the end of that second)', '2026-11-30 23:59:59'),
+});
+
+const UpdatedBounds = Type.Object({
+  updatedFrom: bound(
+    'Last changed at or after, `Y-m-d H:i:s` in UTC (inclusive); with an update bound the items come in the order of their last change, then id',
+    '2026-11-01 00:00:00',
+  ),
+  updatedTo: bound('Last changed at or before, `Y-m-d H:i:s` in UTC (inclusive, to the end of that second)', '2026-11-30 23:59:59'),
+});
+
+/** The query a collection takes, by its filters (ExportCollection.filters). */
+export function exportQuery(filters: { created: boolean; updated: boolean }): TSchema {
+  const parts = [...(filters.created ? [CreatedBounds] : []), ...(filters.updated ? [UpdatedBounds] : []), PageQuery];
+  return parts.length === 1 ? PageQuery : Type.Composite(parts);
+}
 
 export type PageQuery = Static<typeof PageQuery>;
-export type WindowQuery = Static<typeof WindowQuery>;
+/** Every parameter any collection takes; each route validates only its own (exportQuery). */
+export type WindowQuery = Static<typeof CreatedBounds> & Static<typeof UpdatedBounds> & PageQuery;

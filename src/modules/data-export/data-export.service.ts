@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { Boundary, ExportCollection, ExportContext } from './collection.js';
 import { countInWindow } from './export-slice.repository.js';
-import { settledPart, windowKey, type CreatedWindow } from './created-window.js';
+import { settledPart, windowKey, type ExportWindow } from './export-window.js';
 import type { ExportPager } from './export-pager.js';
 import type { LoadedPage, ReadAhead } from './read-ahead.js';
 
@@ -18,7 +18,7 @@ export interface ExportPage {
 }
 
 /** The part of the window a read shows now (`settledPart`). */
-function shownPart(context: ExportContext, collection: ExportCollection, window: CreatedWindow): CreatedWindow {
+function shownPart(context: ExportContext, collection: ExportCollection, window: ExportWindow): ExportWindow {
   return collection.settles ? settledPart(window, context.settledUntil) : window;
 }
 
@@ -31,7 +31,7 @@ export async function exportPage(
   context: ExportContext,
   caches: { pager: ExportPager; readAhead: ReadAhead },
   collection: ExportCollection,
-  window: CreatedWindow,
+  window: ExportWindow,
   page: PageWanted,
 ): Promise<ExportPage> {
   const { pager, readAhead } = caches;
@@ -41,7 +41,7 @@ export async function exportPage(
   const shown = shownPart(context, collection, window);
   // The total and a page read ahead hold what the cut showed: a read of the same window once it
   // has ended and settled is answered whole (settleWait), so it must not take those of a cut read.
-  const cut = `${walk}|${shown.to === window.to ? 'whole' : 'cut'}`;
+  const cut = `${walk}|${windowKey(shown) === windowKey(window) ? 'whole' : 'cut'}`;
   const total = await pager.total(cut, () => countInWindow(context.db, collection.table, shown));
   if (page.offset >= total) return { items: [], total };
   const read = (number: number): Promise<LoadedPage> => {
@@ -88,7 +88,7 @@ export const streamStats = { active: 0, completed: 0, aborted: 0, failed: 0 };
 export function exportStream(
   context: ExportContext,
   collection: ExportCollection,
-  window: CreatedWindow,
+  window: ExportWindow,
   { log, failureLine, serialize = JSON.stringify, batchSize = STREAM_BATCH }: StreamOptions,
 ): Readable {
   let outcome: 'completed' | 'aborted' | 'failed' = 'aborted';

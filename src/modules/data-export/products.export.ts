@@ -31,7 +31,7 @@ export const productsCollection: ExportCollection<ProductItem> = {
   path: '/product',
   table: 'product',
   settles: true,
-  filterable: false,
+  filters: { created: false, updated: false },
   async load(context, slice) {
     const { db } = context;
     const rows = await readProducts(db, slice);
@@ -102,7 +102,7 @@ export const productsCollection: ExportCollection<ProductItem> = {
         physicalBook: row.physical_book_id === null ? null : (physicalCodeById.get(Number(row.physical_book_id)) ?? null),
       };
     });
-    return { items, last: lastBoundary(rows) };
+    return { items, last: lastBoundary(rows, slice) };
   },
 };
 
