@@ -75,7 +75,7 @@ describe('the export API document', () => {
     expect(doc.components.securitySchemes).toEqual({ basic: { type: 'http', scheme: 'basic' } });
     expect(Object.keys(doc.paths).sort()).toEqual(['/client-account', '/product', '/sales-history', '/session', '/shop']);
     expect(doc.paths['/sales-history']!.get.parameters.map((p) => p.name)).toEqual(['createdFrom', 'createdTo', 'page', 'per-page']);
-    expect(doc.paths['/product']!.get.parameters.map((p) => p.name)).toEqual(['page', 'per-page']);
+    expect(doc.paths['/product']!.get.parameters.map((p) => p.name)).toEqual(['updatedFrom', 'updatedTo', 'page', 'per-page']);
   });
 
   it.each([

@@ -112,6 +112,7 @@ import * as indexConversionJobUser from './2026_12_08_1050_index_conversion_job_
 import * as createStoreListing from './2026_12_09_1010_create_store_listing.js';
 import * as addSubscriptionChargeRefundedCents from './2026_12_09_1020_add_subscription_charge_refunded_cents.js';
 import * as upperCaseRedirectEscapes from './2026_12_09_1030_upper_case_redirect_escapes.js';
+import * as indexProductUpdated from './2026_12_09_1041_index_product_updated.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -229,4 +230,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_1010_create_store_listing': createStoreListing,
   '2026_12_09_1020_add_subscription_charge_refunded_cents': addSubscriptionChargeRefundedCents,
   '2026_12_09_1030_upper_case_redirect_escapes': upperCaseRedirectEscapes,
+  '2026_12_09_1041_index_product_updated': indexProductUpdated,
 };

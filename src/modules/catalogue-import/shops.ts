@@ -5,7 +5,7 @@ import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { chunks, inLineTransaction, upsertByCode, type Outcome, type Trx } from './write.js';
 import { productChanged } from './product-events.js';
-import { lockedWebStock, stockedProductIds } from './stock.repository.js';
+import { lockedWebStock, stampStockChange, stockedProductIds } from './stock.repository.js';
 
 // Physical shops. Whether a shop's stock counts as web stock (and whether it is open at all)
 // feeds product.web_stock, so a change of either flag recounts the products the shop stocks, and
@@ -62,7 +62,9 @@ async function recountStockedProducts(trx: Trx, shopId: number, now: number): Pr
     await refreshWebStock(trx, part);
     const after = await lockedWebStock(trx, part);
     for (const [productId, webStock] of after) {
-      if (before.get(productId) !== webStock) await productChanged(trx, productId, 'stock', now);
+      if (before.get(productId) === webStock) continue;
+      await stampStockChange(trx, productId, now);
+      await productChanged(trx, productId, 'stock', now);
     }
   }
 }

@@ -21,6 +21,14 @@ export async function updateShopStock(trx: Db, productId: number, shopId: number
     .execute();
 }
 
+/**
+ * Moves the product's update time: its web stock (the data export's stockCount) changed, and the
+ * export's `updatedFrom` finds products by it. Never back: a later write may have stamped it already.
+ */
+export async function stampStockChange(trx: Db, productId: number, now: number): Promise<void> {
+  await trx.updateTable('product').set({ updated_at: now }).where('id', '=', productId).where('updated_at', '<', now).execute();
+}
+
 /** Inserts the row; false when it is there already (another import's line wrote it meanwhile). */
 export async function insertShopStock(trx: Db, productId: number, shopId: number, quantity: number, now: number): Promise<boolean> {
   const rows = await trx

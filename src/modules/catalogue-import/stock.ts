@@ -7,7 +7,7 @@ import { productChanged } from './product-events.js';
 import { References } from './references.js';
 import { requireSupplierProduct, type LineScope } from './line-scope.js';
 import { inLineTransaction, type Outcome } from './write.js';
-import { findShopStock, insertShopStock, updateShopStock } from './stock.repository.js';
+import { findShopStock, insertShopStock, stampStockChange, updateShopStock } from './stock.repository.js';
 
 // Stock per product and shop. Rows are updates: a product or shop the file does not name keeps
 // its stock. product.web_stock follows each changed row in the same transaction.
@@ -42,6 +42,7 @@ export function stockLines({ db, clock }: ImportDeps, scope: LineScope): LineImp
         if (stored?.quantity === line.quantity) return 'unchanged';
         if (stored) await updateShopStock(trx, productId, shopId, line.quantity, now);
         await refreshWebStock(trx, [productId]);
+        await stampStockChange(trx, productId, now);
         await productChanged(trx, productId, 'stock', now);
         return stored ? 'updated' : 'created';
       });

@@ -31,7 +31,7 @@ const PAGING_HEADERS = {
 };
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
-  400: 'A malformed parameter (page, per-page, createdFrom, createdTo), named in the message',
+  400: 'A malformed parameter (page, per-page, createdFrom, createdTo, updatedFrom, updatedTo), named in the message',
   401: 'No or wrong credentials (see WWW-Authenticate)',
   403: 'The export user is disabled, or the address is not in its allowlist',
   429: 'Rate limit exceeded; retry after Retry-After seconds',
@@ -74,7 +74,8 @@ export function exportOpenApi(dataExportPath: string, routes: readonly ExportRou
         operationId: `list${route.schemaName}`,
         summary: route.summary,
         description:
-          'A page of items ordered by creation time, then id: a page does not shift when new items arrive. ' +
+          'A page of items ordered by creation time, then id: a page does not shift when new items arrive ' +
+          '(with updatedFrom or updatedTo: by the time of their last change, then id). ' +
           'With `Accept: application/x-ndjson` every matching item is streamed instead, one JSON object a line ' +
           '(`page` and `per-page` are then ignored); a stream that fails midway ends with a line `{"error": {...}}`.',
         parameters: parameters(exportQuery(route.collection.filters)),
@@ -99,7 +100,7 @@ export function exportOpenApi(dataExportPath: string, routes: readonly ExportRou
       version: '1.0',
       description:
         'Read-only collections for analytics. HTTP Basic as an export user. Date-times are RFC 3339 in UTC; ' +
-        '`createdFrom` and `createdTo` are `Y-m-d H:i:s` in UTC, both inclusive. Lists are bare arrays with ' +
+        '`createdFrom`, `createdTo`, `updatedFrom` and `updatedTo` are `Y-m-d H:i:s` in UTC, all inclusive. Lists are bare arrays with ' +
         'X-Pagination-* and Link headers; `per-page` is 100 by default and at most 1000. Errors are ' +
         '{name, message, code, status}.',
     },

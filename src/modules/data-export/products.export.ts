@@ -31,7 +31,9 @@ export const productsCollection: ExportCollection<ProductItem> = {
   path: '/product',
   table: 'product',
   settles: true,
-  filters: { created: false, updated: false },
+  // The spec's Product has updatedAt: updatedFrom and updatedTo find what changed (prices, stock,
+  // names, links) after a first full read, where the spec's `page` alone means reading all again.
+  filters: { created: false, updated: true },
   async load(context, slice) {
     const { db } = context;
     const rows = await readProducts(db, slice);

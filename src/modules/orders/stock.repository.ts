@@ -66,9 +66,10 @@ export async function holdStockAgain(trx: Db, orderId: number): Promise<void> {
 /**
  * Turns the order's held units into sold ones: they leave web_stock and the hold together. The
  * back office's next stock feed replaces web_stock with its own count, which has the order once
- * the order was handed to it.
+ * the order was handed to it. The product's update time moves with its web stock (the data export's
+ * stockCount, found by `updatedFrom`).
  */
-export async function sellStock(trx: Db, orderId: number): Promise<void> {
+export async function sellStock(trx: Db, orderId: number, now: number): Promise<void> {
   const lines = await heldLines(trx, orderId);
   for (const line of lines) {
     await trx
@@ -76,6 +77,7 @@ export async function sellStock(trx: Db, orderId: number): Promise<void> {
       .set({
         reserved_quantity: sql`case when reserved_quantity > ${line.reserved_quantity} then reserved_quantity - ${line.reserved_quantity} else 0 end`,
         web_stock: sql`case when web_stock > ${line.reserved_quantity} then web_stock - ${line.reserved_quantity} else 0 end`,
+        updated_at: sql`case when updated_at < ${now} then ${now} else updated_at end`,
       })
       .where('id', '=', line.product_id)
       .execute();

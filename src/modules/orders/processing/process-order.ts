@@ -33,7 +33,7 @@ export async function processOrder(db: Kysely<Database>, orderId: number, now: n
   return db.transaction().execute(async (trx) => {
     const moved = await moveOrder(trx, { orderId, from: 'PENDING_PROCESSING', to: 'PROCESSING', cause: 'processing', now });
     if (!moved) return 'skipped';
-    await sellStock(trx, orderId);
+    await sellStock(trx, orderId, now);
     const order = await findOrder(trx, orderId);
     if (!order?.code) throw new Error(`order ${orderId} has no code`);
     const lines = await linesOf(trx, [orderId]);
