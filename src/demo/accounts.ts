@@ -89,6 +89,7 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
       role: type === 'BUSINESS' ? 'company_master' : 'customer',
       discount_percent: discount,
       created_at: created,
+      updated_at: created,
     });
     return { id, code };
   };

@@ -113,6 +113,7 @@ import * as createStoreListing from './2026_12_09_1010_create_store_listing.js';
 import * as addSubscriptionChargeRefundedCents from './2026_12_09_1020_add_subscription_charge_refunded_cents.js';
 import * as upperCaseRedirectEscapes from './2026_12_09_1030_upper_case_redirect_escapes.js';
 import * as indexProductUpdated from './2026_12_09_1041_index_product_updated.js';
+import * as addClientAccountUpdated from './2026_12_09_1042_add_client_account_updated.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -231,4 +232,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_1020_add_subscription_charge_refunded_cents': addSubscriptionChargeRefundedCents,
   '2026_12_09_1030_upper_case_redirect_escapes': upperCaseRedirectEscapes,
   '2026_12_09_1041_index_product_updated': indexProductUpdated,
+  '2026_12_09_1042_add_client_account_updated': addClientAccountUpdated,
 };

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { accountIdsOf, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { touchExportedAccounts } from './accounts.repository.js';
 import { eraseWholesaleRequests, wholesaleRequestsOf } from './wholesale.repository.js';
 
 // The login identity, the client accounts, wholesale requests (made with the login email or approved
@@ -123,6 +124,8 @@ async function eraseAccounts(trx: Db, subject: PersonalDataSubject, now: number)
     })
     .where('id', '=', subject.userId)
     .execute();
+  // The export's client-account items lose the gender and birthday: an analyst finds them changed.
+  await touchExportedAccounts(trx, { userId: subject.userId }, now);
 }
 
 /** The accounts module's part of "your data"; the gdpr registry runs it last. */

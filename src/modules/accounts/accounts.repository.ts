@@ -69,12 +69,14 @@ export async function insertUser(
   return id;
 }
 
-export function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {
-  return db
+export async function updateUser(db: Db, id: number, changes: Omit<Updateable<AppUserTable>, 'id' | 'created_at'>, now: number) {
+  const result = await db
     .updateTable('app_user')
     .set({ ...changes, updated_at: now })
     .where('id', '=', id)
     .executeTakeFirst();
+  if (changesExportedPerson(changes)) await touchExportedAccounts(db, { userId: id }, now);
+  return result;
 }
 
 /**
@@ -93,6 +95,7 @@ export async function updatePendingRegistration(
     .where('id', '=', id)
     .returning(['email', 'first_name', 'last_name', 'phone', 'language', 'birthday'])
     .executeTakeFirstOrThrow();
+  await touchExportedAccounts(db, { userId: id }, now);
   await emitEvent(
     db,
     {
@@ -146,6 +149,7 @@ export async function consumeVerificationToken(
     .where('verification_token_hash', '=', tokenHash)
     .where('verification_expires_at', '>', now)
     .executeTakeFirst();
+  if (consumed.numUpdatedRows > 0n && changesExportedPerson(changes)) await touchExportedAccounts(db, { userId }, now);
   return consumed.numUpdatedRows > 0n;
 }
 
@@ -257,7 +261,29 @@ const accountValues = (account: NewClientAccount, now: number) => ({
   role: ROLE_OF_TYPE[account.type],
   status: account.status ?? 'ACTIVE',
   created_at: now,
+  updated_at: now,
 });
+
+/** The app_user columns the data export's client-account items show (collections.ts of data-export). */
+const EXPORTED_PERSON: ReadonlyArray<keyof AppUserTable> = ['gender', 'birthday'];
+
+/** Whether `changes` of a user write a column the export's client-account items show. */
+export const changesExportedPerson = (changes: object) => EXPORTED_PERSON.some((column) => column in changes);
+
+/**
+ * Moves the update time of the export items of a user's accounts (or of the accounts given), never
+ * backwards: the data export's updatedFrom finds a changed gender, birthday or followed category by
+ * it. In the writer's transaction.
+ */
+export async function touchExportedAccounts(db: Db, of: { userId: number } | { accountIds: readonly number[] }, now: number): Promise<void> {
+  if ('accountIds' in of && of.accountIds.length === 0) return;
+  await db
+    .updateTable('client_account')
+    .set({ updated_at: now })
+    .$call((query) => ('userId' in of ? query.where('user_id', '=', of.userId) : query.where('id', 'in', of.accountIds)))
+    .where('updated_at', '<', now)
+    .execute();
+}
 
 /** The public code, W followed by the zero-padded id, is set once the id is known. */
 async function numbered(db: Db, id: number): Promise<ClientAccountRow> {

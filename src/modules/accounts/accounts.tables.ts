@@ -59,6 +59,13 @@ export interface ClientAccountTable {
   /** Only an ACTIVE account can be logged in to (see ClientAccountStatus). */
   status: ColumnType<ClientAccountStatus, ClientAccountStatus | undefined, ClientAccountStatus>;
   created_at: number;
+  /**
+   * When the account's data-export item last changed: its user's gender or birthday, the categories
+   * it follows (touchExportedAccounts); the export's updatedFrom finds accounts by it. Every insert
+   * of the service sets it to the creation time (accountValues); optional in the type only for the
+   * benches' and tests' rows written straight into the table (0 then: never "changed").
+   */
+  updated_at: ColumnType<number, number | undefined, number>;
 }
 
 /**

@@ -17,6 +17,8 @@ export {
   insertUser,
   isPendingInvitation,
   lockUser,
+  touchExportedAccounts,
+  changesExportedPerson,
   type ClientAccountRow,
 } from './accounts.repository.js';
 // For a company's invitation, which adds an account to the user of an email as a registration does.

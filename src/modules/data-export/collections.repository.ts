@@ -11,7 +11,14 @@ export function readClientAccounts(db: Kysely<Database>, slice: Slice) {
     db
       .selectFrom('client_account')
       .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
-      .select(['client_account.id', 'client_account.code', 'client_account.created_at', 'app_user.gender', 'app_user.birthday']),
+      .select([
+        'client_account.id',
+        'client_account.code',
+        'client_account.created_at',
+        'client_account.updated_at',
+        'app_user.gender',
+        'app_user.birthday',
+      ]),
     'client_account',
     slice,
   ).execute();

@@ -20,7 +20,9 @@ export const clientAccountsCollection: ExportCollection<ClientAccountItem> = {
   path: '/client-account',
   table: 'client_account',
   settles: true,
-  filters: { created: true, updated: false },
+  // updatedFrom/updatedTo: the person's later edits (gender, birthday), an erasure's blanking and
+  // the categories followed reach an analyst who read the account when it was created.
+  filters: { created: true, updated: true },
   async load({ db }, slice) {
     const rows = await readClientAccounts(db, slice);
     if (rows.length === 0) return { items: [], last: undefined };

@@ -3,7 +3,7 @@ import type { Db } from '../../db/database.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { lockRowsOnPostgres } from '../../db/row-lock.js';
-import type { AppUserTable } from '../accounts/index.js';
+import { changesExportedPerson, touchExportedAccounts, type AppUserTable } from '../accounts/index.js';
 import type { AddressKind, ClientAddressTable, ClientPreferenceTable, MarketingConsent } from './profile.tables.js';
 
 // All of the profile module's SQL. The profile fields are the accounts module's app_user columns
@@ -51,6 +51,7 @@ export async function updateProfileColumns(db: Db, userId: number, changes: Prof
     .set({ ...changes, updated_at: now })
     .where('id', '=', userId)
     .execute();
+  if (changesExportedPerson(changes)) await touchExportedAccounts(db, { userId }, now);
 }
 
 /**
@@ -324,13 +325,18 @@ export function followedCategories(db: Db, clientAccountId: number, language: st
 export async function replaceFollowedCategories(db: Db, clientAccountId: number, categoryIds: number[], now: number): Promise<void> {
   let removal = db.deleteFrom('client_category_preference').where('client_account_id', '=', clientAccountId);
   if (categoryIds.length > 0) removal = removal.where('category_id', 'not in', categoryIds);
-  await removal.execute();
-  if (categoryIds.length === 0) return;
-  await db
-    .insertInto('client_category_preference')
-    .values(categoryIds.map((categoryId) => ({ client_account_id: clientAccountId, category_id: categoryId, created_at: now })))
-    .onConflict((conflict) => conflict.columns(['client_account_id', 'category_id']).doNothing())
-    .execute();
+  const removed = await removal.executeTakeFirst();
+  const added =
+    categoryIds.length === 0
+      ? []
+      : await db
+          .insertInto('client_category_preference')
+          .values(categoryIds.map((categoryId) => ({ client_account_id: clientAccountId, category_id: categoryId, created_at: now })))
+          .onConflict((conflict) => conflict.columns(['client_account_id', 'category_id']).doNothing())
+          .returning('category_id')
+          .execute();
+  // The data export's item of the account lists the categories: a changed set is a changed item.
+  if (Number(removed.numDeletedRows) > 0 || added.length > 0) await touchExportedAccounts(db, { accountIds: [clientAccountId] }, now);
 }
 
 export function findProfileUser(db: Db, userId: number) {
