@@ -86,6 +86,7 @@ export function* activityBatches(
         shop_code: delivery === 'SHOP_PICKUP' ? random.pick(open).code : null,
         created_at: createdAt,
         created_nav: createdNav,
+        updated_at: createdAt,
       });
       items.forEach((at, index) => {
         push(batch, 'sales_history_item', { sales_history_id: id, position: index + 1, product_code: registry.codes[at]! });
@@ -117,6 +118,7 @@ export function* activityBatches(
         shop_code: shop.code,
         created_at: createdAt,
         created_nav: createdNav,
+        updated_at: createdAt,
       });
       items.forEach((at, index) =>
         push(batch, 'sales_history_item', { sales_history_id: id, position: index + 1, product_code: registry.codes[at]! }),

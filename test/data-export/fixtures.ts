@@ -62,6 +62,7 @@ export async function insertSales(db: Kysely<Database>, sales: SaleFixture[]): P
         shop_code: sale.shop ?? null,
         created_at: sale.createdAt,
         created_nav: sale.createdNav === undefined ? sale.createdAt - 60_000 : sale.createdNav,
+        updated_at: sale.createdAt,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -88,6 +89,7 @@ export async function insertSaleSeries(db: Kysely<Database>, count: number, star
     shop_code: null,
     created_at: start + i * 1000,
     created_nav: null,
+    updated_at: start + i * 1000,
   }));
   for (let i = 0; i < rows.length; i += 500)
     await db

@@ -74,7 +74,14 @@ describe('the export API document', () => {
     expect(doc.servers).toEqual([{ url: '/partner' }]);
     expect(doc.components.securitySchemes).toEqual({ basic: { type: 'http', scheme: 'basic' } });
     expect(Object.keys(doc.paths).sort()).toEqual(['/client-account', '/product', '/sales-history', '/session', '/shop']);
-    expect(doc.paths['/sales-history']!.get.parameters.map((p) => p.name)).toEqual(['createdFrom', 'createdTo', 'page', 'per-page']);
+    expect(doc.paths['/sales-history']!.get.parameters.map((p) => p.name)).toEqual([
+      'createdFrom',
+      'createdTo',
+      'updatedFrom',
+      'updatedTo',
+      'page',
+      'per-page',
+    ]);
     expect(doc.paths['/product']!.get.parameters.map((p) => p.name)).toEqual(['updatedFrom', 'updatedTo', 'page', 'per-page']);
   });
 

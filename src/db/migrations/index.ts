@@ -114,6 +114,7 @@ import * as addSubscriptionChargeRefundedCents from './2026_12_09_1020_add_subsc
 import * as upperCaseRedirectEscapes from './2026_12_09_1030_upper_case_redirect_escapes.js';
 import * as indexProductUpdated from './2026_12_09_1041_index_product_updated.js';
 import * as addClientAccountUpdated from './2026_12_09_1042_add_client_account_updated.js';
+import * as addSalesHistoryUpdated from './2026_12_09_1043_add_sales_history_updated.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -233,4 +234,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_1030_upper_case_redirect_escapes': upperCaseRedirectEscapes,
   '2026_12_09_1041_index_product_updated': indexProductUpdated,
   '2026_12_09_1042_add_client_account_updated': addClientAccountUpdated,
+  '2026_12_09_1043_add_sales_history_updated': addSalesHistoryUpdated,
 };

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
 import { clientCodesOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSubject } from '../../infra/personal-data.js';
+import { movedTo } from './online-sales.js';
 
 // The sales history the ERP sends (online and shop purchases by client code). Like orders, it is
 // kept for accounting; the erasure takes out what points at the person: the city and the session.
@@ -59,10 +60,15 @@ async function itemsOf(db: Db, ids: number[]): Promise<Map<number, string[]>> {
   return byId;
 }
 
-async function eraseSalesHistory(trx: Db, subject: PersonalDataSubject) {
+async function eraseSalesHistory(trx: Db, subject: PersonalDataSubject, now: number) {
   const codes = clientCodesOf(subject);
   if (codes.length === 0) return;
-  await trx.updateTable('sales_history').set({ city: ERASED_MARKER, session_id: null }).where('client_code', 'in', codes).execute();
+  // The rows' update time moves: the export's updatedFrom tells the analyst of the blanking.
+  await trx
+    .updateTable('sales_history')
+    .set({ city: ERASED_MARKER, session_id: null, updated_at: movedTo(now) })
+    .where('client_code', 'in', codes)
+    .execute();
 }
 
 /** The data export's part of "your data": the sales history. */

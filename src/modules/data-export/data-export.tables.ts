@@ -16,6 +16,12 @@ export interface SalesHistoryTable {
   created_at: number;
   /** When the ERP created the order; may arrive later. */
   created_nav: number | null;
+  /**
+   * When the row's export item last changed (createdNav filled, an erasure); the export's
+   * updatedFrom finds rows by it. The service's inserts set it to created_at; optional in the type
+   * only for the tests' rows written straight into the table (0 then: never "changed").
+   */
+  updated_at: ColumnType<number, number | undefined, number>;
 }
 
 export interface SalesHistoryItemTable {

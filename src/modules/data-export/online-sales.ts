@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
 import { ERASED_MARKER } from '../../infra/personal-data.js';
 
@@ -35,6 +36,7 @@ export async function recordOnlineSale(trx: Db, sale: OnlineSale): Promise<boole
       shop_code: sale.shopCode,
       created_at: sale.createdAt,
       created_nav: sale.createdNav,
+      updated_at: sale.createdAt,
     })
     .onConflict((oc) => oc.column('order_code').doNothing())
     .returning('id')
@@ -48,14 +50,23 @@ export async function recordOnlineSale(trx: Db, sale: OnlineSale): Promise<boole
   return true;
 }
 
-/** Fills the back office's own order time of an order's row; false when the order has no row. */
-export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, createdNav: number): Promise<boolean> {
-  const updated = await trx
+/** The row's update time moves with what its export item shows, never backwards (a later write may have stamped it). */
+export const movedTo = (now: number) => sql<number>`case when updated_at < ${now} then ${now} else updated_at end`;
+
+/**
+ * Fills the back office's own order time of an order's row (the same time again changes nothing);
+ * false when the order has no row.
+ */
+export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, createdNav: number, now: number): Promise<boolean> {
+  const found = await trx.selectFrom('sales_history').select('id').where('order_code', '=', orderCode).executeTakeFirst();
+  if (found === undefined) return false;
+  await trx
     .updateTable('sales_history')
-    .set({ created_nav: createdNav })
-    .where('order_code', '=', orderCode)
-    .executeTakeFirst();
-  return Number(updated.numUpdatedRows) > 0;
+    .set({ created_nav: createdNav, updated_at: movedTo(now) })
+    .where('id', '=', found.id)
+    .where((eb) => eb.or([eb('created_nav', 'is', null), eb('created_nav', '!=', createdNav)]))
+    .execute();
+  return true;
 }
 
 /**
@@ -64,7 +75,11 @@ export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, creat
  * (data-export.personal-data.ts). A guest order billed to the person's email has the GUEST code,
  * which that erasure never finds.
  */
-export async function eraseSalesOfOrders(trx: Db, orderCodes: readonly string[]): Promise<void> {
+export async function eraseSalesOfOrders(trx: Db, orderCodes: readonly string[], now: number): Promise<void> {
   if (orderCodes.length === 0) return;
-  await trx.updateTable('sales_history').set({ city: ERASED_MARKER, session_id: null }).where('order_code', 'in', orderCodes).execute();
+  await trx
+    .updateTable('sales_history')
+    .set({ city: ERASED_MARKER, session_id: null, updated_at: movedTo(now) })
+    .where('order_code', 'in', orderCodes)
+    .execute();
 }

@@ -49,6 +49,8 @@ const parse = lineParser(ImportedSale, (value): SaleRecord => {
  * createdNav never clears a known one. The same line imported twice changes nothing. An online order
  * the web shop processed itself has its row already (online-sales.ts): the import never makes a second.
  */
+const stamped = (now: number) => ({ created_at: now, updated_at: now });
+
 export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineImporter<SaleRecord> {
   return {
     parse,
@@ -61,7 +63,7 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
           if (existing !== undefined) {
             const stored = existing.created_nav === null ? null : Number(existing.created_nav);
             if (record.createdNavMs === null || record.createdNavMs === stored) return 'unchanged';
-            await setSaleCreatedNav(trx, existing.id, record.createdNavMs);
+            await setSaleCreatedNav(trx, existing.id, record.createdNavMs, clock.now());
             return 'createdNav updated';
           }
           // A sale the back office reports after its client was erased (a shop sale in the next
@@ -79,7 +81,7 @@ export function salesHistoryImporter(db: Kysely<Database>, clock: Clock): LineIm
               session_id: erased ? null : (record.session ?? null),
               delivery_method: record.deliveryMethod,
               shop_code: record.shop ?? null,
-              created_at: clock.now(),
+              ...stamped(clock.now()),
               created_nav: record.createdNavMs,
             },
             record.products,

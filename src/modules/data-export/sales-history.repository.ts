@@ -1,5 +1,6 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
+import { movedTo } from './online-sales.js';
 
 // The SQL of the sales-history import (sales-history-import.ts holds its rules).
 
@@ -9,8 +10,8 @@ export function findSaleByOrder(trx: Transaction<Database>, orderCode: string) {
   return trx.selectFrom('sales_history').select(['id', 'created_nav']).where('order_code', '=', orderCode).executeTakeFirst();
 }
 
-export async function setSaleCreatedNav(trx: Transaction<Database>, id: number, createdNav: number): Promise<void> {
-  await trx.updateTable('sales_history').set({ created_nav: createdNav }).where('id', '=', id).execute();
+export async function setSaleCreatedNav(trx: Transaction<Database>, id: number, createdNav: number, now: number): Promise<void> {
+  await trx.updateTable('sales_history').set({ created_nav: createdNav, updated_at: movedTo(now) }).where('id', '=', id).execute();
 }
 
 /**

@@ -149,6 +149,7 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject, now: number) {
     await eraseSalesOfOrders(
       trx,
       orders.slice(start, start + CHUNK).map((order) => order.code!),
+      now,
     );
   await trx
     .updateTable('customer_order')

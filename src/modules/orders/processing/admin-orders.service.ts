@@ -142,7 +142,7 @@ export async function reportNavStatus(
     now,
   });
   if ((completed || revived) && order.handed_off_at === null) await setHandedOff(trx, order.id, now);
-  await setSaleCreatedNavByOrder(trx, code, input.createdAt);
+  await setSaleCreatedNavByOrder(trx, code, input.createdAt, now);
   return documentOf(trx, code);
 }
 
