@@ -121,3 +121,60 @@ describe('GET /external-url of an old path imported with lower-case escapes', ()
     ]);
   });
 });
+
+// The rows the migration finds with lower-case escapes where another redirect already holds a spelling of the
+// same path. Whatever a lookup answered before for the spellings a browser or a typed link sends must still be
+// answered, and one old URL must not answer two targets by how it was spelt.
+describe('the migration to upper-case escapes, where another spelling of the path is stored', () => {
+  const insert = async (rows: Array<{ code: string; path: string; active: boolean }>) =>
+    t.database.db
+      .insertInto('redirect')
+      .values(
+        rows.map(({ code, path, active }) => ({
+          code,
+          store_code: 'WEB',
+          path,
+          target: `/uus/${code}`,
+          status: 301,
+          is_active: active,
+          hits: 0,
+          created_at: Date.now(),
+          updated_at: Date.now(),
+        })),
+      )
+      .execute();
+
+  // An operator switched the upper-case spelling off and kept the lower-case one: that one answered
+  // (a printed QR code of it holds its spelling), and must not become a 404 for every spelling.
+  it('keeps an active lower-case redirect found when the upper-case spelling is an inactive one', async () => {
+    await insert([
+      { code: 'KEEP-ON', path: '/hoia/%c3%a4', active: true },
+      { code: 'KEEP-OFF', path: '/hoia/%C3%A4', active: false },
+    ]);
+    await upperCaseEscapes.up(t.database.db);
+    await expectFound(['/hoia/%c3%a4', '/hoia/%C3%A4', '/hoia/ä'], '/uus/KEEP-ON');
+    // The inactive one is kept, with the spelling the active one had.
+    const off = await t.database.db.selectFrom('redirect').select('path').where('code', '=', 'KEEP-OFF').executeTakeFirst();
+    expect(off).toEqual({ path: '/hoia/%c3%a4' });
+  });
+
+  // A browser's location (upper case) found the raw one before; it must still, and so must every other spelling.
+  it('leaves a lower-case redirect as it is when the raw spelling is an active one', async () => {
+    await insert([
+      { code: 'RAW-ON', path: '/toores/ä', active: true },
+      { code: 'RAW-LOWER', path: '/toores/%c3%a4', active: true },
+    ]);
+    await expectFound(['/toores/%C3%A4', '/toores/ä'], '/uus/RAW-ON');
+    await upperCaseEscapes.up(t.database.db);
+    await expectFound(['/toores/%C3%A4', '/toores/ä', '/toores/%c3%a4'], '/uus/RAW-ON');
+  });
+
+  it('writes a lower-case redirect in upper case when the raw spelling is an inactive one', async () => {
+    await insert([
+      { code: 'RAW-OFF', path: '/vaikne/ä', active: false },
+      { code: 'RAW-OFF-LOWER', path: '/vaikne/%c3%a4', active: true },
+    ]);
+    await upperCaseEscapes.up(t.database.db);
+    await expectFound(['/vaikne/%C3%A4', '/vaikne/ä', '/vaikne/%c3%a4'], '/uus/RAW-OFF-LOWER');
+  });
+});
