@@ -89,6 +89,27 @@ describe('GET /external-url of an old path imported with lower-case escapes', ()
     expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
   });
 
+  // The answer's `url` is the same full URL for a target `/kodu` and `<front-end URL>/kodu`: the front-end
+  // cannot tell them apart, and goes round alike.
+  it("refuses a redirect to its own path as a full URL of the store's front-end", async () => {
+    const store = await t.database.db.selectFrom('web_store').select('frontend_url').where('code', '=', 'WEB').executeTakeFirstOrThrow();
+    for (const [code, path, target] of [
+      ['FULL-LOOP-1', '/kodu', `${store.frontend_url}/kodu`],
+      ['FULL-LOOP-2', 'https://old.example/kodu/%c3%b5', `${store.frontend_url.toUpperCase()}/kodu/õ/#top`],
+    ]) {
+      const res = await importContent(t, 'redirects', [{ code, store: 'WEB', path, target }]);
+      expect(res.json(), `${path} -> ${target}: ${res.body}`).toMatchObject({
+        errorCount: 1,
+        errors: [expect.objectContaining({ message: expect.stringContaining('target') })],
+      });
+    }
+    const res = await importContent(t, 'redirects', [
+      { code: 'FULL-NO-LOOP-1', store: 'WEB', path: '/kodu2', target: `${store.frontend_url}/kodu2?uus=1` },
+      { code: 'FULL-NO-LOOP-2', store: 'WEB', path: '/kodu3', target: `${store.frontend_url}/kodu3x` },
+    ]);
+    expect(res.json(), res.body).toMatchObject({ errorCount: 0 });
+  });
+
   it('is found once the migration has written the rows stored before in lower-case escapes', async () => {
     const db = t.database.db;
     const row = (code: string, path: string) => ({

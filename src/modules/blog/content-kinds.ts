@@ -13,7 +13,8 @@ import {
   type ShopScheduleLine as ScheduleLine,
 } from './content-lines.js';
 import { replaceChildren, slugTaken, upsertCoded, type Outcome, type Trx } from './content-write.repository.js';
-import { MAX_PATH_BYTES, normalisePath, pathSpellings } from './redirect-path.js';
+import { frontEndPath, loopsBack, MAX_PATH_BYTES, normalisePath, pathSpellings } from './redirect-path.js';
+import { storeFrontendUrl } from './redirect.repository.js';
 import { deleteSchedule, replaceSchedule, shopIdByCode } from './schedule.repository.js';
 import type { ScheduleData } from './schedule.js';
 
@@ -181,15 +182,16 @@ const redirect: ContentKind<RedirectLine & { normalised: string }> = {
     const normalised = normalisePath(line.path);
     if (normalised === undefined) throw new KeyedLineError('path', 'blog.rule.pathForm');
     if (Buffer.byteLength(normalised) > MAX_PATH_BYTES) throw new KeyedLineError('path', 'blog.rule.pathBytes', { max: MAX_PATH_BYTES });
-    // A target path that is a spelling of the old one (its escapes, a trailing slash, a fragment) is
-    // found by the lookup the front-end makes when it gets there: the shopper would go round for good.
-    const targetPath = line.target.startsWith('/') ? normalisePath(line.target) : undefined;
-    if (targetPath !== undefined && pathSpellings(normalised).includes(targetPath)) {
-      throw new KeyedLineError('target', 'blog.rule.redirectLoop');
-    }
+    // A target path that is a spelling of the old one is found by the lookup the front-end makes
+    // when it gets there: the shopper would go round for good (a full URL of the front-end: apply).
+    if (line.target.startsWith('/') && loopsBack(normalised, line.target)) throw new KeyedLineError('target', 'blog.rule.redirectLoop');
     return { ...line, normalised };
   }),
   async apply(trx, line, now) {
+    // A full URL of the store's own front-end is answered as the same `url` as its path: it loops alike.
+    const frontendUrl = line.target.startsWith('/') ? undefined : await storeFrontendUrl(trx, line.store);
+    const frontEnd = frontendUrl === undefined ? undefined : frontEndPath(frontendUrl, line.target);
+    if (frontEnd !== undefined && loopsBack(line.normalised, frontEnd)) throw new KeyedLineError('target', 'blog.rule.redirectLoop');
     // Another redirect of any spelling of the path (raw or percent-encoded) is the same old URL:
     // the lookup would answer one or the other by how the front-end spelt it.
     const other = await trx

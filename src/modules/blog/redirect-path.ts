@@ -43,6 +43,33 @@ export function targetUrl(frontendUrl: string, target: string): string {
   return target.startsWith('/') ? `${frontendUrl}${target}` : target;
 }
 
+/**
+ * The path of the store's front-end a full URL target leads to (`<front-end URL>/kodu` -> `/kodu`), or
+ * undefined for another site's URL: the answer's `url` is then the one a path target gives.
+ */
+export function frontEndPath(frontendUrl: string, target: string): string | undefined {
+  let base: URL;
+  let url: URL;
+  try {
+    [base, url] = [new URL(frontendUrl), new URL(target)];
+  } catch {
+    return undefined;
+  }
+  const prefix = base.pathname.replace(/\/+$/, '');
+  if (url.origin !== base.origin || (url.pathname !== prefix && !url.pathname.startsWith(`${prefix}/`))) return undefined;
+  return `${url.pathname.slice(prefix.length) || '/'}${url.search}`;
+}
+
+/**
+ * Whether a redirect of the old path to the target path would loop: the front-end, sent to the
+ * target, asks for it as an old URL, and a spelling of the old one (its escapes, a trailing slash, a
+ * fragment) finds this redirect again.
+ */
+export function loopsBack(normalised: string, targetPath: string): boolean {
+  const target = normalisePath(targetPath);
+  return target !== undefined && pathSpellings(normalised).includes(target);
+}
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 /**

@@ -17,3 +17,8 @@ export async function activeRedirect(db: Db, store: string, paths: string[]) {
 export async function redirectByCode(db: Db, code: string) {
   return db.selectFrom('redirect').selectAll().where('code', '=', code).executeTakeFirst();
 }
+
+/** The store's front-end URL, which a path target is answered after (a full URL target may be on it too). */
+export async function storeFrontendUrl(db: Db, store: string): Promise<string | undefined> {
+  return (await db.selectFrom('web_store').select('frontend_url').where('code', '=', store).executeTakeFirst())?.frontend_url;
+}
