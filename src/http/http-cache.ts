@@ -71,7 +71,7 @@ function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload
   const known = reply.getHeader('etag');
   const etag = typeof known === 'string' ? known : `"${digest('sha1', payload, 'base64url')}"`;
   reply.header('ETag', etag);
-  if (matches(request.headers['if-none-match'], etag)) {
+  if (ifNoneMatchHolds(request.headers['if-none-match'], etag)) {
     reply.code(304);
     reply.removeHeader('content-type');
     reply.removeHeader('content-length');
@@ -85,7 +85,8 @@ function conditionalAnswer(request: FastifyRequest, reply: FastifyReply, payload
   return payload;
 }
 
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+/** Whether an If-None-Match holds the current `etag` (or is `*`): a GET or HEAD of it is a 304 (RFC 9110 13.1.2). */
+export function ifNoneMatchHolds(ifNoneMatch: string | undefined, etag: string): boolean {
   if (ifNoneMatch === undefined) return false;
   if (ifNoneMatch.trim() === '*') return true;
   // Weak comparison, as RFC 9110 asks for If-None-Match: W/"x" matches "x".

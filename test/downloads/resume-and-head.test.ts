@@ -11,7 +11,7 @@ let world: DownloadWorld;
 const first = randomBytes(40_000);
 let item: DownloadItem;
 const en = { 'x-app-language': 'en' };
-const LIMIT = 10;
+const LIMIT = 14;
 
 beforeAll(async () => {
   // One file's worth of bytes per link: anything a HEAD spent shows.
@@ -120,28 +120,55 @@ describe('HEAD /direct-download/{token}', () => {
     expect(await used()).toBe(before + 1);
   });
 
-  it('with If-None-Match or If-Modified-Since answers as the GET does (no 304: the file is no-store), counting nothing', async () => {
+  it("with an If-None-Match that holds the file's ETag is a 304 to GET and HEAD alike, counting and spending nothing", async () => {
     const path = await linkPath(world, world.customer, item.id);
     const before = await used();
     const size = (await downloads(world, world.customer)).find((each) => each.id === item.id)!.size;
     const tag = (await head(path)).headers.etag as string;
-    const conditionals: Array<Record<string, string>> = [
-      { 'if-none-match': tag },
-      { 'if-none-match': '*' },
-      { 'if-modified-since': new Date().toUTCString() },
-    ];
-    for (const conditional of conditionals) {
-      const answer = await head(path, conditional);
-      expect(answer.statusCode, JSON.stringify(conditional)).toBe(200);
-      expect(answer.headers.etag).toBe(tag);
-      expect(answer.headers['content-length']).toBe(String(size));
+    // A client that kept the file (curl --etag-compare, a reader app's library) asks whether it is still the one.
+    const holding = [tag, `W/${tag}`, `"other", ${tag}`, '*'];
+    for (const ifNoneMatch of holding) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        const answer = await world.t.app.inject({ method, url: path, headers: { 'if-none-match': ifNoneMatch, range: 'bytes=0-9' } });
+        expect(answer.statusCode, `${method} ${ifNoneMatch}`).toBe(304);
+        expect(answer.rawPayload.length).toBe(0);
+        expect(answer.headers.etag).toBe(tag);
+        expect(answer.headers['cache-control']).toBe('private, no-store');
+        expect(answer.headers['content-length']).toBeUndefined();
+        expect(answer.headers['content-disposition']).toBeUndefined();
+      }
     }
     expect(await used()).toBe(before);
-    // The GET with the same validator: the whole file, counted once (what the HEAD told).
-    const got = await get(world, path, {}, { 'if-none-match': tag });
+    // Nothing of the link was spent (its budget is one file's worth): it still serves the whole file, counted once.
+    const got = await get(world, path);
     expect(got.statusCode, got.body).toBe(200);
     expect(got.rawPayload.length).toBe(size);
     expect(await used()).toBe(before + 1);
+  });
+
+  it('with an If-None-Match of another file, or an If-Modified-Since (no Last-Modified is sent), answers the file', async () => {
+    const tag = (await head(await linkPath(world, world.customer, item.id))).headers.etag as string;
+    const conditionals: Array<Record<string, string>> = [
+      { 'if-none-match': '"another"' },
+      { 'if-modified-since': new Date().toUTCString() },
+    ];
+    for (const conditional of conditionals) {
+      const path = await linkPath(world, world.customer, item.id);
+      const before = await used();
+      const got = await get(world, path, {}, conditional);
+      expect(got.statusCode, JSON.stringify(conditional)).toBe(200);
+      expect(got.headers.etag).toBe(tag);
+      expect(await used()).toBe(before + 1);
+    }
+  });
+
+  it('with a matching If-None-Match is still refused where the file would be (RFC 9110 13.2.1): altered, another client', async () => {
+    const path = await linkPath(world, world.customer, item.id);
+    const tag = (await head(path)).headers.etag as string;
+    const matching = { 'if-none-match': tag };
+    expect((await get(world, `${path.slice(0, -3)}AAA`, {}, matching)).statusCode).toBe(403);
+    expect((await get(world, path, world.stranger, matching)).statusCode).toBe(403);
+    await expectHeadRefused(path, 403, { ...matching, authorization: `Bearer ${world.stranger.bearer}` });
   });
 
   it('is refused as the GET would be: an altered link, another client, a purchase past its limit', async () => {
@@ -152,5 +179,8 @@ describe('HEAD /direct-download/{token}', () => {
     while ((await used()) < LIMIT) expect((await get(world, await linkPath(world, world.customer, item.id))).statusCode).toBe(200);
     await expectHeadRefused(path, 403);
     expectErrorBody(await get(world, path, {}, en), 403, 'Forbidden');
+    // A purchase past its limit tells nothing of its file, not even that a copy is current.
+    await expectHeadRefused(path, 403, { 'if-none-match': '*' });
+    expect((await get(world, path, {}, { 'if-none-match': '*' })).statusCode).toBe(403);
   });
 });

@@ -25,7 +25,7 @@ import {
 } from './downloads.schemas.js';
 import { createLink, listDownloads, openDownload } from './downloads.service.js';
 import { toDownloadWire, toLinkWire } from './downloads.wire.js';
-import { registerNoStore } from '../../http/http-cache.js';
+import { ifNoneMatchHolds, registerNoStore } from '../../http/http-cache.js';
 import { rolledBack } from '../../db/rolled-back.js';
 
 export interface DownloadsDeps {
@@ -144,6 +144,13 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
     // or a pooled one and the link's lock, for its round trip. Once open, the bytes stay readable whatever
     // deletes the key.
     let opened = await rolledBack(db, check);
+    // A client holding the file as it is now (If-None-Match with its ETag, or *: an app syncing its library,
+    // curl --etag-compare) gets a 304, to GET as to HEAD (RFC 9110 13.1.2), once the link passed every check
+    // a download would (a refusal comes first, RFC 9110 13.2.1): nothing is sent, so nothing is counted or
+    // spent (the checks ran rolled back). The tag names the stored key; the bytes are not opened.
+    if (ifNoneMatchHolds(request.headers['if-none-match'], opened.tag)) {
+      return reply.code(304).header('ETag', opened.tag).header('Cache-Control', 'private, no-store').send();
+    }
     let stream = await openBytes(opened);
     if (!head) {
       const openedKey = opened.file.storageKey;
@@ -185,6 +192,8 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
         'Streams the file with its Content-Type, Content-Length, Content-Disposition and ETag. One range (bytes=a-b, a- or -n) is a 206 with ' +
         'Content-Range; a range past the end (a first position of any size) is a 416 with Content-Range: bytes */size. ' +
         "A range sent with If-Range is served only when If-Range is the file's current ETag; otherwise the whole file is sent. " +
+        "An If-None-Match holding the file's current ETag (or *) is a 304 with the ETag and no body, to GET and HEAD alike, counting " +
+        'and spending nothing (If-Modified-Since is not evaluated: no Last-Modified is sent). ' +
         'HEAD answers what GET would, without the body, and counts and spends nothing. ' +
         'An expired or altered link, one made for another client than the bearer ' +
         'sent, one past the download limit, or one whose client was erased or removed from its company since is a 403. The first request of a link counts one download; later ones until it expires do not, ' +
@@ -194,7 +203,12 @@ export const downloadsRoutes: FastifyPluginAsyncTypebox<DownloadsDeps> = async (
       params: DirectDownloadParams,
       headers: DirectDownloadHeaders,
       security: [{}, { bearer: [] }] as Record<string, string[]>[],
-      response: { 200: success(FileBytes, 'plain'), 206: success(FileBytes, 'plain'), ...errors(400, 401, 403, 416, 429, 500, 503) },
+      response: {
+        200: success(FileBytes, 'plain'),
+        206: success(FileBytes, 'plain'),
+        304: Type.Null({ description: "Not Modified: the client's copy (If-None-Match) is the file's current one" }),
+        ...errors(400, 401, 403, 416, 429, 500, 503),
+      },
     },
   };
   // HEAD is its own route: the one Fastify would add runs the GET's handler, which counts a download.

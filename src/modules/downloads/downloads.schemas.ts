@@ -53,6 +53,9 @@ export const DirectDownloadHeaders = Type.Object({
   'if-range': Type.Optional(
     Type.String({ description: "With a Range: the Range is served only when this is the file's current ETag, otherwise the whole file" }),
   ),
+  'if-none-match': Type.Optional(
+    Type.String({ description: "The ETag of a copy the client holds (or *): a 304 without the file when it is the file's current one" }),
+  ),
   authorization: Type.Optional(Type.String({ description: "Optional; when sent it must be the link's client's" })),
 });
 
