@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../src/demo/seed.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { checksumSecret } from '../../src/modules/orders/checksum.js';
+import { giftKeys } from '../../src/modules/orders/gift-key.js';
 import { eventFeedCommand } from '../../src/modules/integrations/index.js';
 import { createEngine, foldAllQueued } from '../../src/modules/search/index.js';
 import { importLines } from '../basket/import-helpers.js';
@@ -459,6 +461,15 @@ beforeAll(async () => {
   const downloads = (await ok(send('GET', '/download'))).json() as Array<{ id: string; productId: number }>;
   const downloadId = downloads.find((item) => item.productId === ebook)!.id;
   const link = new URL((await ok(send('GET', `/download/${downloadId}/link`))).json().url as string).pathname;
+  // The paid order's e-book as if bought for someone else: the receiver's key, as their order mail carries it.
+  await db
+    .insertInto('order_gift_download')
+    .values({ order_id: paid.orderId, receiver_email: 'saaja@example.ee', created_at: Date.now() })
+    .execute();
+  const giftKey = giftKeys(await checksumSecret(db, undefined, Date.now())).of({
+    orderId: paid.orderId,
+    expiresAt: Date.now() + 86_400_000,
+  });
 
   // Demo things: a product with comments, its person, publisher, series, category, lists.
   const commented = await db
@@ -582,6 +593,8 @@ beforeAll(async () => {
     '/order/{code}': { code: paidCode },
     '/order/{code}/download': { code: paidCode },
     '/order/{code}/download/{id}/link': { code: paidCode, id: downloadId },
+    '/gift-download/{key}': { key: giftKey },
+    '/gift-download/{key}/{id}/link': { key: giftKey, id: downloadId },
     '/subscription/{id}/take': { id: String(subscriptionId) },
     '/download/{id}/link': { id: downloadId },
     '/direct-download/{token}': { token: link.split('/').at(-1)! },

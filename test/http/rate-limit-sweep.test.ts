@@ -537,6 +537,10 @@ function cases(): Case[] {
     perAddress('POST /order/{code}/repeat', guesses, LOW, (ip) =>
       request(ip, 'POST', `/order/${order.code}/repeat?checksum=${wrongToken()}`),
     ),
+    perAddress('GET /gift-download/{key}', guesses, LOW, (ip) => request(ip, 'GET', `/gift-download/1.1.${'0'.repeat(64)}`)),
+    perAddress('GET /gift-download/{key}/{id}/link', guesses, LOW, (ip) =>
+      request(ip, 'GET', `/gift-download/1.1.${'0'.repeat(64)}/1-1/link`),
+    ),
     {
       ...perAddress('POST /order/{code}/repeat', 'BASKET_RATE_LIMIT_PER_IP', LOW, (ip) =>
         request(ip, 'POST', `/order/${order.code}/repeat?checksum=${order.checksum}`),

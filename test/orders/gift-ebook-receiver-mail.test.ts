@@ -5,10 +5,10 @@ import { checkout, checkoutForm, createListeningApp, fill, orderLink, setUpShop,
 import { ebook, orderRow, payOnTestGateway, placeOrder } from './purchase-helpers.js';
 
 // An e-book bought for someone else: the checkout takes a receiver (the shipping contact) whose mail
-// said the order was "to be delivered to you. We are preparing it.", but nothing is ever sent to the
-// receiver: the e-book is downloaded by the buyer alone (the receiver gets no link, no right). The
-// receiver's mail now says the buyer has the download to hand on (and, for an order mixing books and
-// e-books, that only the physical part is delivered); the buyer's mail says the receiver was told so.
+// said the order was "to be delivered to you. We are preparing it.", though no e-book is delivered. The
+// receiver's mail says the buyer gave them the e-books and audiobooks, to download on their own page
+// (its key: test/downloads/gift-downloads.test.ts), and, for an order mixing books and e-books, that the
+// rest is delivered; the buyer's mail says the receiver was sent the link.
 
 let t: TestApp;
 let shop: Shop;
@@ -45,24 +45,24 @@ async function ebookForSomeoneElse(language: string): Promise<string> {
 const SAYS = {
   en: {
     notDelivered: 'to be delivered to you',
-    buyerHas: 'Mari Maasikas has the e-books and audiobooks in it to download and hand on to you',
-    buyerTold: 'We have told Jaan Tamm (jaan@example.ee) about this order',
+    buyerHas: 'Mari Maasikas gave you the e-books and audiobooks in it: download them on their page',
+    buyerTold: 'We have told Jaan Tamm (jaan@example.ee) about this order and sent them a link',
   },
   et: {
     notDelivered: 'tuuakse teile',
-    buyerHas: 'Selles olevad e-raamatud ja audioraamatud laadib alla Mari Maasikas ja annab need teile edasi',
-    buyerTold: 'Andsime tellimusest teada ka saajale Jaan Tamm (jaan@example.ee)',
+    buyerHas: 'Mari Maasikas kinkis teile selles olevad e-raamatud ja audioraamatud',
+    buyerTold: 'Andsime tellimusest teada ka saajale Jaan Tamm (jaan@example.ee) ja saatsime talle lingi',
   },
   ru: {
     notDelivered: 'с доставкой вам',
-    buyerHas: 'Электронные и аудиокниги из него скачивает Mari Maasikas и передаёт их вам',
-    buyerTold: 'Мы сообщили о заказе получателю Jaan Tamm (jaan@example.ee)',
+    buyerHas: 'Mari Maasikas дарит вам электронные и аудиокниги из него',
+    buyerTold: 'Мы сообщили о заказе получателю Jaan Tamm (jaan@example.ee) и отправили ссылку',
   },
 } as const;
 
 describe('an order of e-books only, for someone else', () => {
   for (const language of ['en', 'et', 'ru'] as const) {
-    it(`tells the receiver the buyer has the download, not that it is delivered to them (${language})`, async () => {
+    it(`tells the receiver the e-books are theirs to download, not that they are delivered (${language})`, async () => {
       const code = await ebookForSomeoneElse(language);
       const receiver = await mailTo(code, 'jaan@example.ee');
       expect(receiver.text).not.toContain(SAYS[language].notDelivered);
@@ -75,7 +75,7 @@ describe('an order of e-books only, for someone else', () => {
 });
 
 describe('an order mixing a book and an e-book, for someone else', () => {
-  it('tells the receiver the book is delivered to them and the e-book is the buyer’s to hand on', async () => {
+  it('tells the receiver the book is delivered to them and the e-book is theirs to download', async () => {
     const lines: Array<[number, number]> = [
       [await stockedBook(t, shop, 5, 12), 1],
       [await ebook(t, 9), 1],

@@ -211,12 +211,23 @@ export async function lockGuestOrder(db: Db, orderId: number): Promise<void> {
 }
 
 /**
+ * Whether the order's downloads were bought for a receiver whose data has not been erased (the orders module's
+ * order_gift_download), its row in share mode until the transaction ends (PostgreSQL), so that the erasure of the
+ * receiver either comes first and is read here, or waits for the download's count.
+ */
+export async function giftReceiverKept(db: Db, orderId: number): Promise<boolean> {
+  const query = db.selectFrom('order_gift_download').select('receiver_email').where('order_id', '=', orderId);
+  const row = await (isPostgres(db) ? query.forShare() : query).executeTakeFirst();
+  return row !== undefined && !isErasedEmail(row.receiver_email);
+}
+
+/**
  * The file `fileId` under the client's entitlement of order `orderId` (any store when storeCode is undefined);
- * a null client is a guest's order.
+ * a null client is a guest's order, and `'receiver'` whoever's order it is (the receiver of one bought for them).
  */
 export async function entitledFile(
   db: Db,
-  entitlement: { orderId: number; fileId: number; clientAccountId: number | null; storeCode?: string },
+  entitlement: { orderId: number; fileId: number; clientAccountId: number | null | 'receiver'; storeCode?: string },
 ): Promise<EntitledFile | undefined> {
   let query = db
     .selectFrom('product_file as f')
@@ -235,8 +246,9 @@ export async function entitledFile(
       'o.billing_email',
     ])
     .where('f.id', '=', entitlement.fileId)
-    .where('e.order_id', '=', entitlement.orderId)
-    .where('e.client_account_id', entitlement.clientAccountId === null ? 'is' : '=', entitlement.clientAccountId);
+    .where('e.order_id', '=', entitlement.orderId);
+  const { clientAccountId } = entitlement;
+  if (clientAccountId !== 'receiver') query = query.where('e.client_account_id', clientAccountId === null ? 'is' : '=', clientAccountId);
   if (entitlement.storeCode !== undefined) {
     const storeCode = entitlement.storeCode;
     query = query.where((eb) =>
@@ -260,7 +272,9 @@ export async function entitledFile(
     size: number(row.size_bytes),
     filename: row.filename,
     used: row.used === null ? 0 : number(row.used),
-    buyerErased: entitlement.clientAccountId === null && isErasedEmail(row.billing_email),
+    buyerErased: clientAccountId === null && isErasedEmail(row.billing_email),
+    // The receiver's right: a link to it is a receiver's link (its grant says so).
+    ...(clientAccountId === 'receiver' ? { gift: true } : {}),
   };
 }
 

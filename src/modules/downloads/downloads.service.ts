@@ -8,6 +8,7 @@ import {
   countDownload,
   downloadPage,
   entitledFile,
+  giftReceiverKept,
   lockGuestOrder,
   orderFilePage,
   spendLinkBytes,
@@ -103,6 +104,26 @@ export async function createOrderLink(
   return signedLink(signer, file, order.clientAccountId, id, rules, now);
 }
 
+/**
+ * A signed link to the order's item `id` for the receiver of the order's downloads bought for them (the orders
+ * module checked their key): made for no client, as a guest's, and counted against the same purchase's limit.
+ */
+export async function createGiftLink(
+  db: Db,
+  signer: LinkSigner,
+  orderId: number,
+  id: string,
+  rules: LinkRules,
+  now: number,
+): Promise<{ token: string; expiresAt: number }> {
+  const parts = ITEM_ID.exec(id);
+  const file =
+    parts && parts[1] === '' && Number(parts[2]) === orderId
+      ? await entitledFile(db, { orderId, fileId: Number(parts[3]), clientAccountId: 'receiver' })
+      : undefined;
+  return signedLink(signer, file, null, id, rules, now);
+}
+
 function signedLink(
   signer: LinkSigner,
   file: EntitledFile | undefined,
@@ -114,7 +135,7 @@ function signedLink(
   if (!file) throw notFound('downloads.notFound', { id: id.slice(0, 40) });
   if (file.used >= rules.limit) throw forbidden('downloads.limitReached', { limit: rules.limit });
   const expiresAt = now + rules.ttlMs;
-  const grant = file.takeId === undefined ? { orderId: file.orderId } : { takeId: file.takeId };
+  const grant = file.takeId === undefined ? { orderId: file.orderId, gift: file.gift === true } : { takeId: file.takeId };
   return { token: signer.sign({ ...grant, fileId: file.fileId, clientAccountId, expiresAt }), expiresAt };
 }
 
@@ -138,9 +159,15 @@ export async function openDownload(
   rules: { limit: number; linkBudget: number },
   now: number,
 ): Promise<OpenedDownload> {
-  const { limit } = rules;
   const { link } = request;
   if (link.expiresAt <= now) throw forbidden('downloads.linkInvalid');
+  // A receiver's link (an order bought for them) is nobody's account's either; it ends with the receiver's data.
+  if (link.gift === true) {
+    if (!(await giftReceiverKept(trx, link.orderId))) throw forbidden('downloads.linkInvalid');
+    const file = await entitledFile(trx, { orderId: link.orderId, fileId: link.fileId, clientAccountId: 'receiver' });
+    if (!file) throw forbidden('downloads.linkInvalid');
+    return served(trx, request, file, rules, now);
+  }
   // A guest order's link is nobody's account's: a bearer sent with it (a shopper logged in since) changes nothing.
   if (link.clientAccountId !== null) {
     if (request.bearerClient !== undefined && request.bearerClient !== link.clientAccountId) throw forbidden('downloads.otherClient');
@@ -164,6 +191,19 @@ export async function openDownload(
         : await takenFile(trx, { takeId: link.takeId, fileId: link.fileId, clientAccountId }, now);
   // A guest link's order whose buyer was erased since: its files ended with the person (as an erased client's links).
   if (!file || file.buyerErased) throw forbidden('downloads.linkInvalid');
+  return served(trx, request, file, rules, now);
+}
+
+/** The range of the file a checked link serves, spending the link's bytes and counting its first use. */
+async function served(
+  trx: Db,
+  request: { link: DownloadLink; range: string | undefined; ifRange: string | undefined },
+  file: EntitledFile,
+  rules: { limit: number; linkBudget: number },
+  now: number,
+): Promise<OpenedDownload> {
+  const { link } = request;
+  const { limit } = rules;
   const tag = fileTag(file.storageKey);
   const range = byteRange(rangeToServe(request.range, request.ifRange, tag), file.size);
   // The route answers 416 with the file's size; nothing is counted.

@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import type { PageRequest } from '../../http/paging.js';
 import { lazyLinkSigner } from './download-link.js';
 import type { DownloadsSection } from './downloads.config.js';
-import { createOrderLink, listOrderDownloads, type ReadOrder } from './downloads.service.js';
+import { createGiftLink, createOrderLink, listOrderDownloads, type ReadOrder } from './downloads.service.js';
 import { toDownloadWire, toLinkWire } from './downloads.wire.js';
 
 // One order's downloads, for the orders module's routes (GET /order/{code}/download and its links):
@@ -12,6 +12,8 @@ import { toDownloadWire, toLinkWire } from './downloads.wire.js';
 export interface OrderDownloads {
   list(order: ReadOrder, page: PageRequest): Promise<{ items: Array<ReturnType<typeof toDownloadWire>>; total: number }>;
   link(order: ReadOrder, id: string, now: number): Promise<ReturnType<typeof toLinkWire>>;
+  /** A link for the receiver of the order's downloads bought for them (the orders module checked their key). */
+  giftLink(orderId: number, id: string, now: number): Promise<ReturnType<typeof toLinkWire>>;
 }
 
 export function orderDownloads(db: Db, config: { downloads: DownloadsSection; basePath: string; publicUrl: string }): OrderDownloads {
@@ -24,6 +26,9 @@ export function orderDownloads(db: Db, config: { downloads: DownloadsSection; ba
     },
     async link(order, id, now) {
       return toLinkWire(config, await createOrderLink(db, await signerAt(now), order, id, rules, now));
+    },
+    async giftLink(orderId, id, now) {
+      return toLinkWire(config, await createGiftLink(db, await signerAt(now), orderId, id, rules, now));
     },
   };
 }

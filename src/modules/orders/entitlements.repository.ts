@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { normaliseEmail } from '../../infra/email-address.js';
 import { isDownloadLine } from './download-lines.js';
 
 // What an order gives to download (order_entitlement; the downloads module reads it): granted when
@@ -39,4 +40,32 @@ export async function grantEntitlementsAgain(trx: Db, orderId: number, now: numb
     .where('order_id', '=', orderId)
     .execute();
   await grantEntitlements(trx, { id: Number(order.id), client_account_id: order.client_account_id }, lines, now);
+}
+
+/**
+ * Records the receiver of an order's downloads bought for them (an order whose mail goes to a receiver
+ * too: gift-downloads.ts), once; nothing for an order without downloads.
+ */
+export async function recordGiftReceiver(
+  trx: Db,
+  order: { id: number; shipping_email: string },
+  lines: ReadonlyArray<{ product_type: string; is_digital: number | boolean }>,
+  now: number,
+): Promise<void> {
+  if (!lines.some(isDownloadLine)) return;
+  await trx
+    .insertInto('order_gift_download')
+    .values({ order_id: order.id, receiver_email: normaliseEmail(order.shipping_email), created_at: now })
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .execute();
+}
+
+/** The receiver of the order's downloads, if it was bought for one. */
+export async function giftReceiverOf(db: Db, orderId: number): Promise<{ receiverEmail: string; createdAt: number } | undefined> {
+  const row = await db
+    .selectFrom('order_gift_download')
+    .select(['receiver_email', 'created_at'])
+    .where('order_id', '=', orderId)
+    .executeTakeFirst();
+  return row === undefined ? undefined : { receiverEmail: row.receiver_email, createdAt: Number(row.created_at) };
 }

@@ -22,6 +22,10 @@ export interface OrdersSection {
   failedPath: string;
   /** The front-end's page of one order, which the buyer's order mail links to (with the order's checksum). */
   orderPagePath: string;
+  /** The front-end's page of the downloads bought for someone else, which the receiver's order mail links to (with its key). */
+  giftDownloadsPath: string;
+  /** How long the receiver's key to those downloads works, from the order's processing. */
+  giftDownloadTtlMs: number;
   backoffice: BackofficeOrdersConfig | undefined;
   /** An order unpaid this long is checked with the gateway and released when not paid. */
   unpaidAfterMs: number;
@@ -69,6 +73,8 @@ export function readOrdersConfig(env: EnvReader): OrdersSection {
     finishedPath: env.urlPath('CHECKOUT_FINISHED_PATH', '/checkout/finished'),
     failedPath: env.urlPath('CHECKOUT_FAILED_PATH', '/checkout/failed'),
     orderPagePath: env.urlPath('ORDER_PAGE_PATH', '/order'),
+    giftDownloadsPath: env.urlPath('GIFT_DOWNLOADS_PATH', '/gift-downloads'),
+    giftDownloadTtlMs: env.duration('GIFT_DOWNLOAD_TTL', '365d'),
     backoffice:
       url !== undefined && secret !== undefined
         ? { url, secret, timeoutMs: env.integer('BACKOFFICE_ORDERS_TIMEOUT_MS', 10_000, 100, 120_000) }

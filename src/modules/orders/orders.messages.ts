@@ -39,6 +39,16 @@ const en = {
     '{buyer} has the e-books and audiobooks in it to download and hand on to you: only the rest is delivered to you.',
   'orders.mail.receiverTold':
     'We have told {receiver} ({email}) about this order, and that its e-books and audiobooks are yours to download and hand on to them.',
+  'orders.mail.receiverGift':
+    '{buyer} gave you the e-books and audiobooks in it: download them on their page, at the link below, until {until}.',
+  'orders.mail.receiverGiftMixed':
+    '{buyer} gave you the e-books and audiobooks in it: download them on their page, at the link below, until {until}. The rest is delivered to you.',
+  'orders.mail.receiverToldGift':
+    'We have told {receiver} ({email}) about this order and sent them a link to download its e-books and audiobooks. You can download them too: the downloads of each count for you both.',
+  'orders.mail.giftDownloadsPage': 'Your e-books and audiobooks: {url}',
+  'orders.giftDownloadsInvalid': 'This link to e-books and audiobooks is not valid.',
+  'orders.giftDownloadsExpired': 'This link to e-books and audiobooks ended on {date}.',
+  'orders.giftDownloadsEnded': 'The e-books and audiobooks of this link are no longer given to download.',
   'orders.mail.lines': 'Ordered items:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Items: {amount}',
@@ -134,6 +144,16 @@ const et: Record<keyof typeof en, string> = {
     'Selles olevad e-raamatud ja audioraamatud laadib alla {buyer} ja annab need teile edasi: teile tuuakse ainult ülejäänu.',
   'orders.mail.receiverTold':
     'Andsime tellimusest teada ka saajale {receiver} ({email}) ning ütlesime, et selle e-raamatud ja audioraamatud laadite alla teie ja annate need talle edasi.',
+  'orders.mail.receiverGift':
+    '{buyer} kinkis teile selles olevad e-raamatud ja audioraamatud: laadige need alla nende lehelt allpool oleva lingi kaudu kuni {until}.',
+  'orders.mail.receiverGiftMixed':
+    '{buyer} kinkis teile selles olevad e-raamatud ja audioraamatud: laadige need alla nende lehelt allpool oleva lingi kaudu kuni {until}. Ülejäänu tuuakse teile.',
+  'orders.mail.receiverToldGift':
+    'Andsime tellimusest teada ka saajale {receiver} ({email}) ja saatsime talle lingi selle e-raamatute ja audioraamatute allalaadimiseks. Saate neid ka ise alla laadida: iga raamatu allalaadimised arvestatakse teile mõlemale kokku.',
+  'orders.mail.giftDownloadsPage': 'Teie e-raamatud ja audioraamatud: {url}',
+  'orders.giftDownloadsInvalid': 'See e-raamatute ja audioraamatute link ei kehti.',
+  'orders.giftDownloadsExpired': 'See e-raamatute ja audioraamatute link kehtis kuni {date}.',
+  'orders.giftDownloadsEnded': 'Selle lingi e-raamatuid ja audioraamatuid ei saa enam alla laadida.',
   'orders.mail.lines': 'Tellitud tooted:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Tooted: {amount}',
@@ -226,6 +246,15 @@ const ru: Record<keyof typeof en, string> = {
     'Электронные и аудиокниги из него скачивает {buyer} и передаёт их вам: вам доставляется только остальное.',
   'orders.mail.receiverTold':
     'Мы сообщили о заказе получателю {receiver} ({email}) и о том, что электронные и аудиокниги из него скачиваете вы и передаёте их сами.',
+  'orders.mail.receiverGift': '{buyer} дарит вам электронные и аудиокниги из него: скачайте их на их странице по ссылке ниже до {until}.',
+  'orders.mail.receiverGiftMixed':
+    '{buyer} дарит вам электронные и аудиокниги из него: скачайте их на их странице по ссылке ниже до {until}. Остальное доставят вам.',
+  'orders.mail.receiverToldGift':
+    'Мы сообщили о заказе получателю {receiver} ({email}) и отправили ссылку для скачивания его электронных и аудиокниг. Вы тоже можете их скачать: скачивания каждой книги считаются для вас обоих вместе.',
+  'orders.mail.giftDownloadsPage': 'Ваши электронные и аудиокниги: {url}',
+  'orders.giftDownloadsInvalid': 'Эта ссылка на электронные и аудиокниги недействительна.',
+  'orders.giftDownloadsExpired': 'Эта ссылка на электронные и аудиокниги действовала до {date}.',
+  'orders.giftDownloadsEnded': 'Электронные и аудиокниги по этой ссылке больше нельзя скачать.',
   'orders.mail.lines': 'Заказанные товары:',
   'orders.mail.line': '{title} × {quantity}: {total}',
   'orders.mail.subtotal': 'Товары: {amount}',

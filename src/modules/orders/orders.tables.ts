@@ -161,6 +161,14 @@ export interface OrderEntitlementTable {
   created_at: number;
 }
 
+/** The receiver of an order's downloads bought for them (migration 2026_12_09_1050; gift-downloads.ts). */
+export interface OrderGiftDownloadTable {
+  order_id: number;
+  /** Normalised; the erasure's placeholder once the receiver's data was erased. */
+  receiver_email: string;
+  created_at: number;
+}
+
 /**
  * What a client account's paid orders in a store bought, per product (migration 2026_11_28_0610):
  * kept by the order state machine in the transaction of every status change that makes an order
@@ -222,6 +230,7 @@ export interface OrdersTables {
   payment_callback: PaymentCallbackTable;
   order_refund: OrderRefundTable;
   order_entitlement: OrderEntitlementTable;
+  order_gift_download: OrderGiftDownloadTable;
   bought_product: BoughtProductTable;
   order_pickup: OrderPickupTable;
   order_feedback_request: OrderFeedbackRequestTable;

@@ -17,6 +17,9 @@ import { PAID_STATUSES } from '../order-history.repository.js';
 import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
 import { escapeHtml, linkUrl } from '../../../infra/html.js';
+import { localTime } from '../../../infra/shop-time.js';
+import { giftReceiverOf } from '../entitlements.repository.js';
+import { giftKeys } from '../gift-key.js';
 
 // The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
 // when that is another address. Queued in the outbox by the processing transaction, so it goes
@@ -24,7 +27,10 @@ import { escapeHtml, linkUrl } from '../../../infra/html.js';
 // The buyer's mail links to the order's page on the front-end with the order's checksum: a guest has
 // no other way back to the order. The receiver's does not: the checksum reads the whole order (the
 // buyer's address, what was paid) and repeats it into a basket, which is the buyer's to hand on.
-// The link is made when the mail is sent, so no checksum waits in the outbox.
+// The link is made when the mail is sent, so no checksum waits in the outbox. E-books and audiobooks
+// bought for someone else are theirs too: the receiver's mail links to the front-end's page of them
+// (GIFT_DOWNLOADS_PATH) with a key of their own (gift-key.ts: those files and nothing else of the order,
+// until GIFT_DOWNLOAD_TTL after processing), and the buyer's says the receiver has it.
 
 export const ORDER_MAIL_JOB = 'order.mail';
 /** How often each order mail (confirmation, cancellation, refund) is tried before it is given up. */
@@ -34,7 +40,7 @@ export const ORDER_MAIL_ATTEMPTS = 8;
 export interface OrderMailDeps {
   db: Kysely<Database>;
   mailer: Mailer;
-  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'>;
+  config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'> & Partial<Pick<OrdersSection, 'giftDownloadsPath' | 'giftDownloadTtlMs'>>;
 }
 
 export type OrderMailRecipient = 'buyer' | 'receiver';
@@ -64,11 +70,13 @@ export function orderMailHandler(deps: OrderMailDeps): JobHandler {
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     const { storeName, orderPageUrl } = await storeOfMail(deps, order);
+    const gift = await giftOfMail(deps, order);
     const facts = {
       recipient: job.recipient,
       storeName,
       orderPageUrl: job.recipient === 'buyer' ? orderPageUrl : null,
       shopName: (await orderPickupShop(deps.db, order))?.name ?? null,
+      gift: gift === undefined ? null : { ...gift, pageUrl: job.recipient === 'receiver' ? gift.pageUrl : null },
     };
     const sending = deps.mailer.send({ to, ...confirmationMail(order, lines, facts) });
     // The buyer's receipt, and a guest's only way back to the order: refused, the operators are to
@@ -92,6 +100,30 @@ export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: Or
   if (!store) return { storeName: order.store_code, orderPageUrl: null };
   const checksum = orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now()));
   return { storeName: store.name, orderPageUrl: frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, checksum, order) };
+}
+
+/**
+ * The receiver's page of the downloads bought for them, with a key made now that ends GIFT_DOWNLOAD_TTL after
+ * the order was processed (so a mail sent again carries the same end); undefined for an order bought for nobody
+ * else, or without downloads, or processed before receivers had keys (its receiver was told the buyer hands them on).
+ */
+async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow): Promise<GiftOfMail | undefined> {
+  const { giftDownloadsPath, giftDownloadTtlMs } = deps.config;
+  if (giftDownloadsPath === undefined || giftDownloadTtlMs === undefined) return undefined;
+  const receiver = await giftReceiverOf(deps.db, order.id);
+  const store = receiver === undefined ? undefined : await getStore(deps.db, order.store_code);
+  if (receiver === undefined || store === undefined) return undefined;
+  const expiresAt = receiver.createdAt + giftDownloadTtlMs;
+  const key = giftKeys(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now())).of({ orderId: order.id, expiresAt });
+  const pageUrl = `${store.frontendUrl}${giftDownloadsPath}?key=${key}&language=${encodeURIComponent(order.language)}`;
+  return { pageUrl, until: localTime(expiresAt).date };
+}
+
+export interface GiftOfMail {
+  /** The receiver's page of the downloads (null in the buyer's mail: the key is the receiver's). */
+  pageUrl: string | null;
+  /** The last day the key works, a date in Tallinn. */
+  until: string;
 }
 
 export interface StoreOfMail {
@@ -143,11 +175,14 @@ export interface ConfirmationMailFacts {
   shopName: string | null;
   /** The front-end's page of the order, with its checksum: the buyer's alone (null for the receiver). */
   orderPageUrl: string | null;
+  /** The downloads bought for the receiver (giftOfMail), or null. */
+  gift?: GiftOfMail | null;
 }
 
 /** The mail as text and HTML from the same paragraphs, so the two never disagree. */
 export function confirmationMail(order: OrderRow, lines: readonly LineRow[], facts: ConfirmationMailFacts) {
   const { recipient, storeName, orderPageUrl, shopName } = facts;
+  const gift = facts.gift ?? null;
   const { say, money } = voiceOf(order);
   const code = order.code ?? '';
   const name = recipient === 'receiver' ? order.shipping_name : order.billing_name;
@@ -160,7 +195,7 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
           store: storeName,
         })
       : say(isWithoutDelivery(order) ? 'orders.mail.buyerNothingShipped' : 'orders.mail.buyer', { code }),
-    ...receiverDownloadsNote(order, lines, recipient),
+    ...receiverDownloadsNote(order, lines, recipient, gift),
   ];
   // Each item before the code's discount (a line's total is after it): the discount is listed once,
   // below, and the items add up to the sum it is taken from.
@@ -183,10 +218,12 @@ export function confirmationMail(order: OrderRow, lines: readonly LineRow[], fac
     totals,
     // Nothing shipped (digital items only): no address to name.
     ...(isWithoutDelivery(order) ? [] : [[say('orders.mail.deliverTo', { details: deliveryDetails(order, shopName) })]]),
+    ...(gift?.pageUrl ? [[say('orders.mail.giftDownloadsPage', { url: gift.pageUrl })]] : []),
     ...(orderPageUrl === null ? [] : [[...downloadsNote(order, lines), say('orders.mail.orderPage', { url: orderPageUrl })]]),
     [say('orders.mail.code', { code })],
   ];
-  return { subject: say('orders.mail.subject', { code, store: storeName }), ...mailBody(blocks, orderPageUrl) };
+  const links = [orderPageUrl, gift?.pageUrl ?? null].filter((url): url is string => url !== null);
+  return { subject: say('orders.mail.subject', { code, store: storeName }), ...mailBody(blocks, links) };
 }
 
 /** An order mail's paragraphs (each a block of lines) as text and HTML, the order page's link (or `links`) made links. */
@@ -215,14 +252,25 @@ function downloadsNote(order: OrderRow, lines: readonly LineRow[]): string[] {
 }
 
 /**
- * An order for someone else with e-books or audiobooks: nothing of them is sent to the receiver (the
- * download is the buyer's alone, by the order's page or account), so the receiver is told the buyer
- * hands them on, and the buyer that the receiver was told so.
+ * An order for someone else with e-books or audiobooks: the receiver is told they are theirs to download
+ * (their page's link, below) and until when, and the buyer that the receiver has them. An order processed
+ * before receivers had keys (no gift): the receiver is told the buyer hands them on, and the buyer so.
  */
-function receiverDownloadsNote(order: OrderRow, lines: readonly LineRow[], recipient: OrderMailRecipient): string[] {
+function receiverDownloadsNote(
+  order: OrderRow,
+  lines: readonly LineRow[],
+  recipient: OrderMailRecipient,
+  gift: GiftOfMail | null,
+): string[] {
   if (!orderMailRecipients(order).includes('receiver') || !lines.some(isDownloadLine)) return [];
   const { say } = voiceOf(order);
-  if (recipient === 'buyer') return [say('orders.mail.receiverTold', { receiver: order.shipping_name, email: order.shipping_email })];
+  const receiver = { receiver: order.shipping_name, email: order.shipping_email };
+  if (gift !== null) {
+    if (recipient === 'buyer') return [say('orders.mail.receiverToldGift', receiver)];
+    const mixed = isWithoutDelivery(order) ? 'orders.mail.receiverGift' : 'orders.mail.receiverGiftMixed';
+    return [say(mixed, { buyer: order.billing_name, until: gift.until })];
+  }
+  if (recipient === 'buyer') return [say('orders.mail.receiverTold', receiver)];
   return [
     say(isWithoutDelivery(order) ? 'orders.mail.receiverDownloads' : 'orders.mail.receiverDownloadsMixed', { buyer: order.billing_name }),
   ];

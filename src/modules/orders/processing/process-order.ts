@@ -7,8 +7,8 @@ import { moveOrder } from '../order-states.js';
 import type { CustomerKind } from '../orders.tables.js';
 import { sellStock } from '../stock.repository.js';
 import { queueHandoff } from './handoff.js';
-import { queueOrderMails } from './order-mail.js';
-import { grantEntitlements } from '../entitlements.repository.js';
+import { orderMailRecipients, queueOrderMails } from './order-mail.js';
+import { grantEntitlements, recordGiftReceiver } from '../entitlements.repository.js';
 import { findOrder, linesOf } from './processing.repository.js';
 
 // Processing a paid order (or one with nothing to pay online), in ONE transaction: the order moves
@@ -38,6 +38,8 @@ export async function processOrder(db: Kysely<Database>, orderId: number, now: n
     if (!order?.code) throw new Error(`order ${orderId} has no code`);
     const lines = await linesOf(trx, [orderId]);
     await grantEntitlements(trx, order, lines, now);
+    // Downloads bought for someone else are theirs too: the receiver's mail carries a key to them.
+    if (orderMailRecipients(order).includes('receiver')) await recordGiftReceiver(trx, order, lines, now);
     await queueOrderMails(trx, order, now);
     await recordOnlineSale(trx, {
       orderCode: order.code,
