@@ -14,9 +14,9 @@ const USAGE: Record<string, string> = {
 export const blogImportKinds: ImportKinds = Object.fromEntries(
   Object.entries(contentKinds).map(([name, kind]) => [
     name,
-    lineKind(USAGE[name]!, ({ db, clock }) => ({
+    lineKind(USAGE[name]!, ({ db, clock, log }) => ({
       parse: (value) => kind.parse(value),
-      apply: (record) => inLineTransaction(db, (trx) => kind.apply(trx, record, clock.now())),
+      apply: (record) => inLineTransaction(db, log, (trx) => kind.apply(trx, record, clock.now())),
     })),
   ]),
 );

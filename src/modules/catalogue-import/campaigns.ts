@@ -77,7 +77,7 @@ const PRICES: ChildRows<'campaign_price', 'campaign_id'> = {
   orderBy: ['position'],
 };
 
-export const campaignsKind = lineKind('import campaigns <file.ndjson>      campaigns and their prices', ({ db, clock }) => {
+export const campaignsKind = lineKind('import campaigns <file.ndjson>      campaigns and their prices', ({ db, clock, log }) => {
   const refs = new References(db);
   return {
     parse: lineParser(CampaignLine, convert),
@@ -102,7 +102,7 @@ export const campaignsKind = lineKind('import campaigns <file.ndjson>      campa
         image_url: line.imageUrl ?? null,
       };
       const names = nameRows(line.names, line.descriptions);
-      return inLineTransaction(db, async (trx) => {
+      return inLineTransaction(db, log, async (trx) => {
         const written = await upsertByCode(trx, 'campaign', line.code, wanted, clock.now(), async (id, isNew) => {
           const namesChanged = await syncNames.campaign(trx, id, names, isNew);
           return (await replaceChildRows(trx, PRICES, id, rows, isNew)) || namesChanged;

@@ -36,10 +36,10 @@ function parse(line: CategoryLine): CategoryLine {
 
 export const categoriesKind = lineKind(
   'import categories <file.ndjson>     category trees of the stores (parents first)',
-  ({ db, clock }) => ({
+  ({ db, clock, log }) => ({
     parse: lineParser(CategoryLine, parse),
     apply: (line: CategoryLine) =>
-      inLineTransaction(db, async (trx): Promise<Outcome> => {
+      inLineTransaction(db, log, async (trx): Promise<Outcome> => {
         const now = clock.now();
         const stored = await findCategoryId(trx, line.code);
         const parent = line.parent ? await parentOf(trx, line, stored?.id) : undefined;

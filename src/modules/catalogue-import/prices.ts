@@ -67,7 +67,7 @@ export const pricesKind = lineKind('import prices <file.ndjson>         price ch
  * The price feed's lines; with a supplier in `scope`, only that supplier's products and no company
  * prices (those are the back office's agreements with its customers).
  */
-export function priceLines({ db, clock }: ImportDeps, scope: LineScope): LineImporter<PriceRecord> {
+export function priceLines({ db, clock, log }: ImportDeps, scope: LineScope): LineImporter<PriceRecord> {
   const refs = new References(db);
   return {
     parse: lineParser(PriceLine, convert),
@@ -76,7 +76,7 @@ export function priceLines({ db, clock }: ImportDeps, scope: LineScope): LineImp
       await requireSupplierProduct(db, productId, record.product, scope);
       if (record.kind === 'company' && scope.supplierId !== undefined)
         throw new LineError('/company: company prices come from the back office only');
-      return inLineTransaction(db, async (trx) => {
+      return inLineTransaction(db, log, async (trx) => {
         if (record.kind === 'company') return companyPrice(trx, productId, record);
         const now = clock.now();
         const outcome = await productPrices(trx, productId, record, now);

@@ -29,7 +29,7 @@ const ITEMS: ChildRows<'product_list_item', 'product_list_id'> = {
   orderBy: ['position'],
 };
 
-export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db, clock }) => {
+export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db, clock, log }) => {
   const refs = new References(db);
   return {
     parse: lineParser(ProductListLine, (line) => {
@@ -41,7 +41,7 @@ export const productListsKind = lineKind('import product-lists <file.ndjson>  cu
       const items = productIds.map((product_id, position) => ({ product_id, position }));
       const wanted = { store_code: line.store, is_active: line.active ?? true, position: line.position ?? 0 };
       const names = nameRows(line.names);
-      return inLineTransaction(db, async (trx) => {
+      return inLineTransaction(db, log, async (trx) => {
         const written = await upsertByCode(trx, 'product_list', line.code, wanted, clock.now(), async (id, isNew) => {
           const namesChanged = await syncNames.productList(trx, id, names, isNew);
           return (await replaceChildRows(trx, ITEMS, id, items, isNew)) || namesChanged;

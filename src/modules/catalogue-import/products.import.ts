@@ -11,6 +11,7 @@ import {
 } from '../../infra/import/index.js';
 import type { Database } from '../../db/schema.js';
 import type { Clock } from '../../infra/clock.js';
+import type { Logger } from '../../infra/logger.js';
 import { LineError } from './fields.js';
 import { parseProductLine, PHYSICAL_EDITION, type ProductRecord } from './products.format.js';
 import { syncRelated, writeProduct, type ResolvedProduct } from './products.write.js';
@@ -98,7 +99,7 @@ export function productFeed({ db, clock, log }: ImportDeps, { force }: ImportOpt
       // Nothing is written yet: the import stops, and says so by an id rather than with the database's text.
       return stoppedBeforeFirstLine(MASS_DEACTIVATION_CHECK, error, report, log);
     }
-    return importNdjson(file, productLines(db, clock, feed, scope), report, log, progress);
+    return importNdjson(file, productLines(db, log, clock, feed, scope), report, log, progress);
   };
 }
 
@@ -158,7 +159,7 @@ async function refuseMassDeactivation(db: Kysely<Database>, feed: Feed, force: b
   }
 }
 
-function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: ProductFeedScope): LineImporter<ProductRecord> {
+function productLines(db: Kysely<Database>, log: Logger, clock: Clock, feed: Feed, scope: ProductFeedScope): LineImporter<ProductRecord> {
   const refs = new References(db);
   const pending: PendingLinks[] = [];
   /** Products whose accepted line left their physicalBook to be made after the file (in `pending`). */
@@ -249,7 +250,7 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
   /** The line's transaction: its checks and its write, then its links to later lines noted. */
   async function writeLine(resolved: ResolvedProduct, line: number, final: boolean): Promise<Outcome> {
     const { record } = resolved;
-    const { id, outcome, product } = await inLineTransaction(db, async (trx) => {
+    const { id, outcome, product } = await inLineTransaction(db, log, async (trx) => {
       const product =
         typeof resolved.physicalBookId === 'number'
           ? { ...resolved, physicalBookId: await physicalBookNow(trx, record, line, resolved.physicalBookId) }
@@ -293,12 +294,12 @@ function productLines(db: Kysely<Database>, clock: Clock, feed: Feed, scope: Pro
       // without them (a second import of the file makes them), and the other lines' are made.
       for (const links of pending) {
         try {
-          await link(db, refs, links, fail, clock.now());
+          await link(db, log, refs, links, fail, clock.now());
         } catch (error) {
           failWith(links.line, error, LINKS_NOT_MADE);
         }
       }
-      return { ...outcomes, deactivated: await deactivateUnlisted(db, feed, clock.now(), scope, failStep) };
+      return { ...outcomes, deactivated: await deactivateUnlisted(db, log, feed, clock.now(), scope, failStep) };
     },
   };
 }
@@ -311,6 +312,7 @@ const LINKS_NOT_MADE = 'was saved, but its links to products later in the file c
  */
 async function link(
   db: Kysely<Database>,
+  log: Logger,
   refs: References,
   links: PendingLinks,
   fail: (line: number, message: string) => void,
@@ -326,7 +328,7 @@ async function link(
     );
   }
   // The physicalBook is checked in the transaction that links it, as a line's is (physicalBookType).
-  const refused = await inLineTransaction(db, async (trx) => {
+  const refused = await inLineTransaction(db, log, async (trx) => {
     let physicalBookId = links.physicalBook ? (found.get(links.physicalBook) ?? null) : null;
     let refused: string | undefined;
     if (links.physicalBook && physicalBookId !== null) {
@@ -375,6 +377,7 @@ function stillLinked(code: string, linked: ReadonlyArray<{ code: string }>): str
  */
 async function deactivateUnlisted(
   db: Kysely<Database>,
+  log: Logger,
   feed: Feed,
   now: number,
   scope: ProductFeedScope,
@@ -385,7 +388,7 @@ async function deactivateUnlisted(
     const unlisted: number[] = [];
     for await (const page of activeProducts(db, scope)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
     for (const part of chunks(unlisted)) {
-      deactivated += await inLineTransaction(db, async (trx) => {
+      deactivated += await inLineTransaction(db, log, async (trx) => {
         const codes = await deactivateProducts(trx, part, now);
         await productsDeactivated(trx, codes, now);
         return codes.length;

@@ -38,7 +38,7 @@ function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person
   columns: (line: Static<S>, refs: References) => Promise<RecordColumns<T>> | RecordColumns<T>,
   check: (line: Static<S>) => void = () => undefined,
 ): ImportKind {
-  return lineKind(usage, ({ db, clock }) => {
+  return lineKind(usage, ({ db, clock, log }) => {
     const refs = new References(db);
     return {
       parse: lineParser(schema, (line) => {
@@ -50,6 +50,7 @@ function namedKind<S extends TObject, T extends 'publisher' | 'series' | 'person
         const wanted = await columns(line, refs);
         return inLineTransaction(
           db,
+          log,
           async (trx) => (await upsertByCode(trx, table, (line as { code: string }).code, wanted, clock.now())).outcome,
         );
       },

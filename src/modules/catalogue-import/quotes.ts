@@ -20,7 +20,7 @@ const QuoteLine = Type.Object(
 );
 type QuoteLine = Static<typeof QuoteLine>;
 
-export const quotesKind = lineKind('import quotes <file.ndjson>         quotes of products and persons', ({ db, clock }) => {
+export const quotesKind = lineKind('import quotes <file.ndjson>         quotes of products and persons', ({ db, clock, log }) => {
   const refs = new References(db);
   return {
     parse: lineParser(QuoteLine, (line) => {
@@ -34,7 +34,7 @@ export const quotesKind = lineKind('import quotes <file.ndjson>         quotes o
         language: line.language,
         text: line.text,
       };
-      return inLineTransaction(db, async (trx): Promise<Outcome> => {
+      return inLineTransaction(db, log, async (trx): Promise<Outcome> => {
         const stored = await findQuote(trx, line.code);
         if (!stored) {
           await insertQuote(trx, { code: line.code, ...wanted, created_at: clock.now() });

@@ -32,10 +32,10 @@ const ShopLine = Type.Object(
 );
 type ShopLine = Static<typeof ShopLine>;
 
-export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db, clock }) => ({
+export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db, clock, log }) => ({
   parse: lineParser(ShopLine, (line) => line),
   apply: (line: ShopLine) =>
-    inLineTransaction(db, async (trx): Promise<Outcome> => {
+    inLineTransaction(db, log, async (trx): Promise<Outcome> => {
       const now = clock.now();
       const wanted = {
         city: line.city,

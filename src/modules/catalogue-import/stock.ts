@@ -23,7 +23,7 @@ export const stockKind = lineKind('import stock <file.ndjson>          stock per
 );
 
 /** The stock feed's lines; with a supplier in `scope`, only that supplier's products. */
-export function stockLines({ db, clock }: ImportDeps, scope: LineScope): LineImporter<StockLine> {
+export function stockLines({ db, clock, log }: ImportDeps, scope: LineScope): LineImporter<StockLine> {
   const refs = new References(db);
   return {
     parse: lineParser(StockLine, (line) => line),
@@ -31,7 +31,7 @@ export function stockLines({ db, clock }: ImportDeps, scope: LineScope): LineImp
       const productId = await refs.requireOne('product', line.product, 'product');
       await requireSupplierProduct(db, productId, line.product, scope);
       const shopId = await refs.requireOne('shop', line.shop, 'shop');
-      return inLineTransaction(db, async (trx): Promise<Outcome> => {
+      return inLineTransaction(db, log, async (trx): Promise<Outcome> => {
         const now = clock.now();
         let stored = await findShopStock(trx, productId, shopId);
         // The other import's line (the back office's or the supplier's) may insert the row between

@@ -1,6 +1,8 @@
 import { sql, type Generated, type Kysely, type Transaction } from 'kysely';
+import { inTransactionRetryingOnDeadlock } from '../../db/deadlock.js';
 import { isPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
+import type { Logger } from '../../infra/logger.js';
 
 // The generic SQL of writing by comparison (write.ts, child-rows.ts): coded records and the child
 // rows of an owner, for tables whose name is data, and the transaction of one import line.
@@ -71,11 +73,17 @@ export async function insertChildRows(trx: Transaction<Database>, table: string,
  * The transaction of one line. On PostgreSQL its commit does not wait for the WAL to reach the
  * disk (synchronous_commit off for this transaction only): a crash may lose the last lines
  * committed, never corrupt anything, and the import is simply run again. Waiting for the disk once
- * a line made a large feed several times slower.
+ * a line made a large feed several times slower. A line PostgreSQL ended on a deadlock with another
+ * writer (a feed's line beside the import's, over a category's listing total) runs again: a line only
+ * writes the database (its events through the outbox) and keeps nothing outside it until it commits.
  */
-export function inLineTransaction<T>(db: Kysely<Database>, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+export function inLineTransaction<T>(
+  db: Kysely<Database>,
+  log: Logger,
+  work: (trx: Transaction<Database>) => Promise<T>,
+): Promise<T> {
   const postgres = isPostgres(db);
-  return db.transaction().execute(async (trx) => {
+  return inTransactionRetryingOnDeadlock(db, log, async (trx) => {
     if (postgres) await sql`set local synchronous_commit = off`.execute(trx);
     return work(trx);
   });

@@ -73,11 +73,11 @@ export const CONTENT_KINDS = {
 export type ContentKindName = keyof typeof CONTENT_KINDS;
 
 function importKind(definition: ContentKind): ImportKind {
-  return lineKind(definition.usage, ({ db, clock }) => ({
+  return lineKind(definition.usage, ({ db, clock, log }) => ({
     parse: lineParser(definition.line, (line) => line as Static<typeof definition.line> & { code: string }),
     apply: (line: { code: string } & Record<string, unknown>) => {
       const { code, ...input } = line;
-      return inLineTransaction(db, (trx) => definition.save(trx, code, input, clock.now()));
+      return inLineTransaction(db, log, (trx) => definition.save(trx, code, input, clock.now()));
     },
   }));
 }

@@ -107,8 +107,8 @@ async function upsertPlan(trx: Transaction<Database>, record: PlanRecord, now: n
 
 export const subscriptionPlansKind = lineKind(
   'import subscription-plans <file.ndjson> subscription plans (audio credits, audio unlimited, e-book shelf)',
-  ({ db, clock }) => ({
+  ({ db, clock, log }) => ({
     parse: lineParser(PlanLine, convert),
-    apply: (record: PlanRecord) => inLineTransaction(db, (trx) => upsertPlan(trx, record, clock.now())),
+    apply: (record: PlanRecord) => inLineTransaction(db, log, (trx) => upsertPlan(trx, record, clock.now())),
   }),
 );

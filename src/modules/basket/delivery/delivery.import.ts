@@ -163,9 +163,9 @@ async function upsertMethod(trx: Transaction<Database>, line: MethodLine, now: n
 
 export const deliveryMethodsKind = lineKind(
   'import delivery-methods <file.ndjson> delivery methods, their prices per store and pickup shops',
-  ({ db, clock }) => ({
+  ({ db, clock, log }) => ({
     parse: lineParser(MethodLine, checkMethod),
-    apply: (line: MethodLine) => inLineTransaction(db, (trx) => upsertMethod(trx, line, clock.now())),
+    apply: (line: MethodLine) => inLineTransaction(db, log, (trx) => upsertMethod(trx, line, clock.now())),
   }),
 );
 
@@ -219,7 +219,7 @@ async function upsertMachine(trx: Transaction<Database>, line: MachineLine, now:
   return 'updated';
 }
 
-export const parcelMachinesKind = lineKind('import parcel-machines <file.ndjson> parcel machines of the carriers', ({ db, clock }) => ({
+export const parcelMachinesKind = lineKind('import parcel-machines <file.ndjson> parcel machines of the carriers', ({ db, clock, log }) => ({
   parse: lineParser(MachineLine, (line) => line),
-  apply: (line: MachineLine) => inLineTransaction(db, (trx) => upsertMachine(trx, line, clock.now())),
+  apply: (line: MachineLine) => inLineTransaction(db, log, (trx) => upsertMachine(trx, line, clock.now())),
 }));

@@ -160,8 +160,8 @@ async function upsertCode(trx: Transaction<Database>, record: CodeRecord, now: n
 
 export const discountCodesKind = lineKind(
   'import discount-codes <file.ndjson> discount codes (vouchers) and their conditions',
-  ({ db, clock }) => ({
+  ({ db, clock, log }) => ({
     parse: lineParser(DiscountCodeLine, convert),
-    apply: (record: CodeRecord) => inLineTransaction(db, (trx) => upsertCode(trx, record, clock.now())),
+    apply: (record: CodeRecord) => inLineTransaction(db, log, (trx) => upsertCode(trx, record, clock.now())),
   }),
 );

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { engine } from '../helpers/test-app.js';
+import { createImportTestApp, type ImportTestApp } from './helpers.js';
+
+// A category's listing total (category_listing_count, migration 2026_11_24_1550) is one row that every
+// writer of a product in the category updates, in the order its statements reach the products: a line
+// of an import and another writer's transaction (a feed's line, a deactivation batch, a bulk write)
+// that change products of the same categories in opposite orders each wait for the other, and
+// PostgreSQL ends one (40P01). Nothing can order those locks across statements; a line that loses
+// runs again. SQLite runs one write transaction at a time, so there is no deadlock to meet.
+
+let t: ImportTestApp;
+beforeAll(async () => {
+  t = await createImportTestApp();
+});
+afterAll(async () => t?.close());
+
+const book = (code: string, categories: string[], stores: string[], releasedAt: string | null) => ({
+  code,
+  type: 'BOOK',
+  name: code,
+  categories,
+  stores,
+  shopPrice: 10,
+  vatRate: 9,
+  availability: 'AVAILABLE',
+  releasedAt,
+});
+
+it.runIf(engine === 'postgres')(
+  "an import's line ended on a deadlock by another writer runs again and is written (PostgreSQL: SQLite has one writer)",
+  async () => {
+    const db = t.database.db;
+    const categories = await t.run('categories', [
+      { code: 'DL-WEB', store: 'WEB', names: { et: 'Üks', en: 'One' } },
+      { code: 'DL-WEB2', store: 'WEB2', names: { et: 'Kaks', en: 'Two' } },
+    ]);
+    const products = await t.run('products', [
+      book('DL-P', ['DL-WEB', 'DL-WEB2'], ['WEB', 'WEB2'], null),
+      book('DL-Q', ['DL-WEB2'], ['WEB2'], null),
+    ]);
+    expect([categories.reported, products.reported]).toEqual([[], []]);
+    const id = async (code: string) => (await db.selectFrom('product').select('id').where('code', '=', code).executeTakeFirstOrThrow()).id;
+    const [p, q] = [await id('DL-P'), await id('DL-Q')];
+
+    const warn = vi.spyOn(t.app.log, 'warn');
+    let line: ReturnType<ImportTestApp['run']> | undefined;
+    // The other writer changes Q (taking DL-WEB2's totals), then P once the import's line, which holds
+    // P, waits for those totals: each waits for the other.
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('product').set({ released_at: Date.UTC(2024, 0, 1) }).where('id', '=', q).execute();
+      // Q listed as the writer leaves it, so the feed does not deactivate it.
+      line = t.run('products', [
+        book('DL-P', ['DL-WEB', 'DL-WEB2'], ['WEB', 'WEB2'], '2024-02-01'),
+        book('DL-Q', ['DL-WEB2'], ['WEB2'], '2024-01-01'),
+      ]);
+      await until('the line to wait for the listing totals', async () => (await lockWaiters(db)) >= 1);
+      await trx.updateTable('product').set({ released_at: Date.UTC(2024, 0, 2) }).where('id', '=', p).execute();
+    });
+    const result = await line!;
+    expect(result.reported).toEqual([]);
+    expect(result.outcomes).toEqual({ updated: 1, unchanged: 1 });
+    // It was ended on a deadlock, and said so.
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ attempt: 1 }), expect.stringContaining('deadlock'));
+    const released = await db.selectFrom('product').select('released_at').where('id', '=', p).executeTakeFirstOrThrow();
+    expect(Number(released.released_at)).toBe(Date.UTC(2024, 1, 1));
+    // The list follows: P in both categories' lists, as many as their totals say.
+    for (const code of ['DL-WEB', 'DL-WEB2']) {
+      const category = await db.selectFrom('category').select('id').where('code', '=', code).executeTakeFirstOrThrow();
+      const store = code === 'DL-WEB' ? 'WEB' : 'WEB2';
+      const res = await t.app.inject({ method: 'GET', url: `/category/${category.id}/products?per-page=50`, headers: { store } });
+      expect(res.statusCode, res.body).toBe(200);
+      const ids = res.json().map((item: { id: number }) => item.id);
+      expect(ids).toContain(Number(p));
+      expect(Number(res.headers['x-pagination-total-count'])).toBe(ids.length);
+    }
+  },
+);
