@@ -88,3 +88,21 @@ describe('a charge the shop owes back, charged back', () => {
     expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'paymentRefunded']);
   });
 });
+
+// The refund job (or a billing run) may look the payment up before the chargeback's callback comes (EveryPay
+// retries a callback it could not deliver): it finds it refunded whole and marks the charge refunded, as it must.
+// The callback then moved nothing, and the card was retired only with a move: the disputed card stayed saved and
+// the customer's next renewal charged it again.
+it('refund_due charged back, the refunder seeing it before the callback: the card is retired all the same', async () => {
+  const { customer, id, reference } = await settledForNothing(s);
+  const refundsBefore = refundRequests(s, reference).length;
+  s.everypay.holdCallbacks();
+  const sent = s.everypay.setState(reference, 'chargebacked');
+  await s.t.drainJobs();
+  expect(await stateOf(id)).toBe('refunded');
+  await sent;
+  await releaseHeldCallbacks(s);
+  expect(await cardsOf(customer)).toEqual([]);
+  expect(refundRequests(s, reference)).toHaveLength(refundsBefore);
+  expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+});

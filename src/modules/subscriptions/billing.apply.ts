@@ -127,7 +127,7 @@ async function lockChargeOwner(trx: Db, charge: ChargeRow): Promise<number> {
  * customer's other saved card, or to none and the existing "no card" rules (the renewal fails without a gateway
  * call, billingFailed mail). The subscription's current period stands. A portal refund leaves the card.
  * `cardOwner`: a chargeback's, the client account locked (lockChargeOwner); null for a portal refund. False when the
- * charge was moved already (a repeated callback: nothing retired or mailed again). A refund in part moves no state:
+ * charge was moved already (a repeated callback: nothing mailed again, a card gone already left alone). A refund in part moves no state:
  * it is recorded (refunded_cents).
  */
 async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | null, now: number): Promise<boolean> {
@@ -135,9 +135,13 @@ async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | nul
   // hand) that the gateway shows given back whole: what a refunder finding it so does, refunded and the refund
   // mailed (refunds.ts); left, a refund_refused charge was paid back by hand a second time.
   const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now)) === 'refunded';
-  if (!moved) return false;
-  if (cardOwner !== null) await retireChargedCard(trx, charge, cardOwner, now);
-  return true;
+  // A chargeback retires the card also when its charge was refunded already: a refunder that looked the payment up
+  // before this callback came marked it (refunds.ts, which retires no card), or an operator paid it back by hand.
+  // Retired with the move only, the disputed card stayed saved and the next renewal charged it again. A card gone
+  // already (a repeated callback) is left alone (dropSavedCard).
+  if (cardOwner !== null && (moved || (await findCharge(trx, Number(charge.id)))!.state === 'refunded'))
+    await retireChargedCard(trx, charge, cardOwner, now);
+  return moved;
 }
 
 /**
