@@ -5,7 +5,7 @@ import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../ht
 import { registerNoStore } from '../../http/http-cache.js';
 import { forbidden, notFound } from '../../infra/domain-error.js';
 import { isErasedEmail } from '../../infra/personal-data.js';
-import { localTime } from '../../infra/shop-time.js';
+import { lastLocalDay } from '../../infra/shop-time.js';
 import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
 import { giftReceiverOf } from './entitlements.repository.js';
 import type { giftKeys } from './gift-key.js';
@@ -40,7 +40,7 @@ export const giftDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp & { giftK
     const key = await deps.guesses.verified(request.ip, request.actionTime, deps.giftKeys.verify(request.params.key), () =>
       notFound('orders.giftDownloadsInvalid'),
     );
-    if (key.expiresAt <= request.actionTime) throw forbidden('orders.giftDownloadsExpired', { date: localTime(key.expiresAt).date });
+    if (key.expiresAt <= request.actionTime) throw forbidden('orders.giftDownloadsExpired', { date: lastLocalDay(key.expiresAt) });
     const receiver = await giftReceiverOf(db, key.orderId);
     if (receiver === undefined || isErasedEmail(receiver.receiverEmail)) throw forbidden('orders.giftDownloadsEnded');
     return key.orderId;

@@ -17,7 +17,7 @@ import { PAID_STATUSES } from '../order-history.repository.js';
 import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
 import { escapeHtml, linkUrl } from '../../../infra/html.js';
-import { localTime } from '../../../infra/shop-time.js';
+import { endOfLocalDay, lastLocalDay, localTime } from '../../../infra/shop-time.js';
 import { giftReceiverOf } from '../entitlements.repository.js';
 import { giftKeys } from '../gift-key.js';
 
@@ -103,8 +103,8 @@ export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: Or
 }
 
 /**
- * The receiver's page of the downloads bought for them, with a key made now that ends GIFT_DOWNLOAD_TTL after
- * the order was processed (so a mail sent again carries the same end); undefined for an order bought for nobody
+ * The receiver's page of the downloads bought for them, with a key made now that ends with the day GIFT_DOWNLOAD_TTL
+ * after the order was processed (so a mail sent again carries the same end); undefined for an order bought for nobody
  * else, or without downloads, or processed before receivers had keys (its receiver was told the buyer hands them on).
  */
 async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow): Promise<GiftOfMail | undefined> {
@@ -113,10 +113,12 @@ async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow):
   const receiver = await giftReceiverOf(deps.db, order.id);
   const store = receiver === undefined ? undefined : await getStore(deps.db, order.store_code);
   if (receiver === undefined || store === undefined) return undefined;
-  const expiresAt = receiver.createdAt + giftDownloadTtlMs;
+  // To the end of the shop's day GIFT_DOWNLOAD_TTL after processing: the mail names a day, and a key ending at
+  // the processing's time of day said "ended" on the day the mail said it still worked (as gift cards end).
+  const expiresAt = endOfLocalDay(localTime(receiver.createdAt + giftDownloadTtlMs).date);
   const key = giftKeys(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now())).of({ orderId: order.id, expiresAt });
   const pageUrl = `${store.frontendUrl}${giftDownloadsPath}?key=${key}&language=${encodeURIComponent(order.language)}`;
-  return { pageUrl, until: localTime(expiresAt).date };
+  return { pageUrl, until: lastLocalDay(expiresAt) };
 }
 
 export interface GiftOfMail {
