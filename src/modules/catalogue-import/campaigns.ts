@@ -18,6 +18,7 @@ import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { References } from './references.js';
 import { inLineTransaction, upsertByCode } from './write.js';
+import { campaignProductIds, stampCampaignProducts } from './campaigns.repository.js';
 
 // Campaigns: a time-boxed price per product and customer kind, shown as a list in one store. The
 // file's price rows replace the campaign's (compared first, so an unchanged campaign stays as is).
@@ -77,6 +78,9 @@ const PRICES: ChildRows<'campaign_price', 'campaign_id'> = {
   orderBy: ['position'],
 };
 
+/** The campaign's columns that decide which price the data export's product items show. */
+const PRICING: ReadonlyArray<string> = ['store_code', 'valid_from', 'valid_to', 'is_active'];
+
 export const campaignsKind = lineKind('import campaigns <file.ndjson>      campaigns and their prices', ({ db, clock, log }) => {
   const refs = new References(db);
   return {
@@ -103,9 +107,17 @@ export const campaignsKind = lineKind('import campaigns <file.ndjson>      campa
       };
       const names = nameRows(line.names, line.descriptions);
       return inLineTransaction(db, log, async (trx) => {
-        const written = await upsertByCode(trx, 'campaign', line.code, wanted, clock.now(), async (id, isNew) => {
+        const now = clock.now();
+        const written = await upsertByCode(trx, 'campaign', line.code, wanted, now, async (id, isNew, changed) => {
           const namesChanged = await syncNames.campaign(trx, id, names, isNew);
-          return (await replaceChildRows(trx, PRICES, id, rows, isNew)) || namesChanged;
+          const before = isNew ? [] : await campaignProductIds(trx, id);
+          const pricesChanged = await replaceChildRows(trx, PRICES, id, rows, isNew);
+          // The products priced before and after show another price in the data export: a partner
+          // reading /product by updatedFrom must find them (a price that starts or ends by time
+          // alone is not a write, and is not found).
+          if (isNew || pricesChanged || PRICING.some((column) => column in changed))
+            await stampCampaignProducts(trx, [...before, ...rows.map((row) => row.product_id)], now);
+          return pricesChanged || namesChanged;
         });
         return written.outcome;
       });
