@@ -21,6 +21,10 @@ const DOCUMENT_LOCK_SPACE = 1_600_024;
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // A running release may write products meanwhile: a change committed after the build read product and before the
+  // triggers were there would be in no row, and nothing makes the list stale. Writers wait until the migration's
+  // transaction (Kysely's Migrator runs them in one) commits; readers do not (share mode).
+  if (postgres) await sql`lock table product, product_store in share mode`.execute(db);
   await db.schema
     .createTable('store_listing')
     .addColumn('store_code', 'varchar(16)', (c) => c.notNull())
