@@ -644,6 +644,8 @@ beforeAll(async () => {
     updatedSince: new Date(Date.now() - 86_400_000).toISOString(),
     createdFrom: new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 19).replace('T', ' '),
     createdTo: new Date().toISOString().slice(0, 19).replace('T', ' '),
+    updatedFrom: new Date(Date.now() - 30 * 86_400_000).toISOString().slice(0, 19).replace('T', ' '),
+    updatedTo: new Date().toISOString().slice(0, 19).replace('T', ' '),
     page: '2',
   };
   variants = {
