@@ -177,7 +177,16 @@ export async function insertClient(
     .executeTakeFirstOrThrow();
   const { id } = await db
     .insertInto('client_account')
-    .values({ code, user_id: userId, store_code: 'WEB', type: 'SIMPLE', company_id: null, role: 'CLIENT', created_at: createdAt, updated_at: createdAt })
+    .values({
+      code,
+      user_id: userId,
+      store_code: 'WEB',
+      type: 'SIMPLE',
+      company_id: null,
+      role: 'CLIENT',
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
     .returning('id')
     .executeTakeFirstOrThrow();
   return id;

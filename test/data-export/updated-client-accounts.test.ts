@@ -74,7 +74,7 @@ describe('GET /client-account with an update window', () => {
     ]);
   });
 
-  it("finds an account whose person was erased (`gdpr erase`): its gender and birthday are gone", async () => {
+  it('finds an account whose person was erased (`gdpr erase`): its gender and birthday are gone', async () => {
     const before = Math.floor(Date.now() / 1000) * 1000;
     await gdprCommand({ db: t.database.db, clock: systemClock }, ['erase', await emailOf(t.database.db, untouched)], () => {});
     const response = await get(`/client-account?updatedFrom=${q(before)}`);

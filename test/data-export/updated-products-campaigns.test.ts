@@ -22,7 +22,13 @@ const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1000 - (Da
 
 async function importCampaign(prices: Array<{ product: string; price: number }>, active = true) {
   const file = join(dir, `campaigns-${Date.now()}.ndjson`);
-  const line = { code: 'CAMP-U', store: 'WEB', active, names: { et: 'Kampaania' }, prices: prices.map((p) => ({ ...p, customerKind: 'RETAIL' })) };
+  const line = {
+    code: 'CAMP-U',
+    store: 'WEB',
+    active,
+    names: { et: 'Kampaania' },
+    prices: prices.map((p) => ({ ...p, customerKind: 'RETAIL' })),
+  };
   writeFileSync(file, `${JSON.stringify(line)}\n`);
   return importKinds.campaigns!.create({ db: t.database.db, clock: systemClock, log: t.app.log }, { force: false })(file, () => {});
 }

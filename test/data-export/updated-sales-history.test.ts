@@ -74,7 +74,7 @@ describe('GET /sales-history with an update window', () => {
     expect(orders(await get(`/sales-history?updatedFrom=${q(after)}`))).toEqual([]);
   });
 
-  it("finds the rows an erasure blanked (`gdpr erase`)", async () => {
+  it('finds the rows an erasure blanked (`gdpr erase`)', async () => {
     const before = await nextSecond();
     await gdprCommand({ db: t.database.db, clock: systemClock }, ['erase', await emailOf(t.database.db, erased)], () => {});
     const response = await get(`/sales-history?updatedFrom=${q(before)}`);

@@ -52,7 +52,11 @@ describe("the receiver's key to e-books bought for them", () => {
     const link = orderLink(placed.json().location);
     await payOnTestGateway(t, link.path);
     await t.drainJobs();
-    const { code } = await t.database.db.selectFrom('customer_order').select('code').where('id', '=', link.orderId).executeTakeFirstOrThrow();
+    const { code } = await t.database.db
+      .selectFrom('customer_order')
+      .select('code')
+      .where('id', '=', link.orderId)
+      .executeTakeFirstOrThrow();
     const mail = await smtp.waitFor((m) => m.subject?.includes(code!) === true && JSON.stringify(m.to).includes('jaan@example.ee'));
     const key = /\/gift-downloads\?key=([^&\s]+)&/.exec(mail.text ?? '')![1]!;
     const until = /until (\d{4}-\d{2}-\d{2})/.exec(mail.text ?? '')![1]!;

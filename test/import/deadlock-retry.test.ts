@@ -49,14 +49,22 @@ it.runIf(engine === 'postgres')(
     // The other writer changes Q (taking DL-WEB2's totals), then P once the import's line, which holds
     // P, waits for those totals: each waits for the other.
     await db.transaction().execute(async (trx) => {
-      await trx.updateTable('product').set({ released_at: Date.UTC(2024, 0, 1) }).where('id', '=', q).execute();
+      await trx
+        .updateTable('product')
+        .set({ released_at: Date.UTC(2024, 0, 1) })
+        .where('id', '=', q)
+        .execute();
       // Q listed as the writer leaves it, so the feed does not deactivate it.
       line = t.run('products', [
         book('DL-P', ['DL-WEB', 'DL-WEB2'], ['WEB', 'WEB2'], '2024-02-01'),
         book('DL-Q', ['DL-WEB2'], ['WEB2'], '2024-01-01'),
       ]);
       await until('the line to wait for the listing totals', async () => (await lockWaiters(db)) >= 1);
-      await trx.updateTable('product').set({ released_at: Date.UTC(2024, 0, 2) }).where('id', '=', p).execute();
+      await trx
+        .updateTable('product')
+        .set({ released_at: Date.UTC(2024, 0, 2) })
+        .where('id', '=', p)
+        .execute();
     });
     const result = await line!;
     expect(result.reported).toEqual([]);

@@ -4,7 +4,15 @@ import type { TestCustomer } from '../helpers/customers.js';
 import { answers } from '../helpers/everypay-order.js';
 import { withTableHeld } from '../helpers/lock-waits.js';
 import { sample, scrape } from '../metrics/metrics-text.js';
-import { activeShelfSubscriber, call, chargesOf, mailJobs, startSubscriptionShop, subscriptionRow, type SubscriptionShop } from './helpers.js';
+import {
+  activeShelfSubscriber,
+  call,
+  chargesOf,
+  mailJobs,
+  startSubscriptionShop,
+  subscriptionRow,
+  type SubscriptionShop,
+} from './helpers.js';
 
 // EveryPay may deliver one callback twice at once (its retries, two of its servers). The callback of a
 // settled charge charged back, or refunded whole in the portal, is applied once however the two

@@ -275,7 +275,11 @@ export const changesExportedPerson = (changes: object) => EXPORTED_PERSON.some((
  * backwards: the data export's updatedFrom finds a changed gender, birthday or followed category by
  * it. In the writer's transaction.
  */
-export async function touchExportedAccounts(db: Db, of: { userId: number } | { accountIds: readonly number[] }, now: number): Promise<void> {
+export async function touchExportedAccounts(
+  db: Db,
+  of: { userId: number } | { accountIds: readonly number[] },
+  now: number,
+): Promise<void> {
   if ('accountIds' in of && of.accountIds.length === 0) return;
   await db
     .updateTable('client_account')

@@ -17,11 +17,6 @@ export async function campaignProductIds(trx: Db, campaignId: number): Promise<n
  */
 export async function stampCampaignProducts(trx: Db, productIds: readonly number[], now: number): Promise<void> {
   for (const part of chunks([...new Set(productIds)], 1000)) {
-    await trx
-      .updateTable('product')
-      .set({ updated_at: now })
-      .where('id', 'in', part)
-      .where('updated_at', '<', now)
-      .execute();
+    await trx.updateTable('product').set({ updated_at: now }).where('id', 'in', part).where('updated_at', '<', now).execute();
   }
 }

@@ -29,25 +29,28 @@ const ITEMS: ChildRows<'product_list_item', 'product_list_id'> = {
   orderBy: ['position'],
 };
 
-export const productListsKind = lineKind('import product-lists <file.ndjson>  curated product lists of the stores', ({ db, clock, log }) => {
-  const refs = new References(db);
-  return {
-    parse: lineParser(ProductListLine, (line) => {
-      unique(line.products, 'products');
-      return line;
-    }),
-    async apply(line: ProductListLine) {
-      const productIds = await refs.require('product', line.products, 'products');
-      const items = productIds.map((product_id, position) => ({ product_id, position }));
-      const wanted = { store_code: line.store, is_active: line.active ?? true, position: line.position ?? 0 };
-      const names = nameRows(line.names);
-      return inLineTransaction(db, log, async (trx) => {
-        const written = await upsertByCode(trx, 'product_list', line.code, wanted, clock.now(), async (id, isNew) => {
-          const namesChanged = await syncNames.productList(trx, id, names, isNew);
-          return (await replaceChildRows(trx, ITEMS, id, items, isNew)) || namesChanged;
+export const productListsKind = lineKind(
+  'import product-lists <file.ndjson>  curated product lists of the stores',
+  ({ db, clock, log }) => {
+    const refs = new References(db);
+    return {
+      parse: lineParser(ProductListLine, (line) => {
+        unique(line.products, 'products');
+        return line;
+      }),
+      async apply(line: ProductListLine) {
+        const productIds = await refs.require('product', line.products, 'products');
+        const items = productIds.map((product_id, position) => ({ product_id, position }));
+        const wanted = { store_code: line.store, is_active: line.active ?? true, position: line.position ?? 0 };
+        const names = nameRows(line.names);
+        return inLineTransaction(db, log, async (trx) => {
+          const written = await upsertByCode(trx, 'product_list', line.code, wanted, clock.now(), async (id, isNew) => {
+            const namesChanged = await syncNames.productList(trx, id, names, isNew);
+            return (await replaceChildRows(trx, ITEMS, id, items, isNew)) || namesChanged;
+          });
+          return written.outcome;
         });
-        return written.outcome;
-      });
-    },
-  };
-});
+      },
+    };
+  },
+);

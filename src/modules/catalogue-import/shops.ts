@@ -32,29 +32,32 @@ const ShopLine = Type.Object(
 );
 type ShopLine = Static<typeof ShopLine>;
 
-export const shopsKind = lineKind('import shops <file.ndjson>          physical shops (and whose stock is web stock)', ({ db, clock, log }) => ({
-  parse: lineParser(ShopLine, (line) => line),
-  apply: (line: ShopLine) =>
-    inLineTransaction(db, log, async (trx): Promise<Outcome> => {
-      const now = clock.now();
-      const wanted = {
-        city: line.city,
-        address: line.address ?? null,
-        phone: line.phone ?? null,
-        email: line.email ?? null,
-        web_stock: line.webStock,
-        is_active: line.active ?? true,
-        is_listed: line.listed ?? true,
-        position: line.position ?? 0,
-      };
-      const names = nameRows(line.names, line.openingHours);
-      const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) =>
-        syncNames.shop(trx, id, names, isNew),
-      );
-      if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id, now);
-      return outcome;
-    }),
-}));
+export const shopsKind = lineKind(
+  'import shops <file.ndjson>          physical shops (and whose stock is web stock)',
+  ({ db, clock, log }) => ({
+    parse: lineParser(ShopLine, (line) => line),
+    apply: (line: ShopLine) =>
+      inLineTransaction(db, log, async (trx): Promise<Outcome> => {
+        const now = clock.now();
+        const wanted = {
+          city: line.city,
+          address: line.address ?? null,
+          phone: line.phone ?? null,
+          email: line.email ?? null,
+          web_stock: line.webStock,
+          is_active: line.active ?? true,
+          is_listed: line.listed ?? true,
+          position: line.position ?? 0,
+        };
+        const names = nameRows(line.names, line.openingHours);
+        const { id, outcome, changed } = await upsertByCode(trx, 'shop', line.code, wanted, now, (id, isNew) =>
+          syncNames.shop(trx, id, names, isNew),
+        );
+        if (changed.web_stock !== undefined || changed.is_active !== undefined) await recountStockedProducts(trx, id, now);
+        return outcome;
+      }),
+  }),
+);
 
 async function recountStockedProducts(trx: Trx, shopId: number, now: number): Promise<void> {
   for (const part of chunks(await stockedProductIds(trx, shopId))) {

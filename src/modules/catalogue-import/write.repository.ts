@@ -77,11 +77,7 @@ export async function insertChildRows(trx: Transaction<Database>, table: string,
  * writer (a feed's line beside the import's, over a category's listing total) runs again: a line only
  * writes the database (its events through the outbox) and keeps nothing outside it until it commits.
  */
-export function inLineTransaction<T>(
-  db: Kysely<Database>,
-  log: Logger,
-  work: (trx: Transaction<Database>) => Promise<T>,
-): Promise<T> {
+export function inLineTransaction<T>(db: Kysely<Database>, log: Logger, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   const postgres = isPostgres(db);
   return inTransactionRetryingOnDeadlock(db, log, async (trx) => {
     if (postgres) await sql`set local synchronous_commit = off`.execute(trx);

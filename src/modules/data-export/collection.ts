@@ -47,7 +47,10 @@ export interface ExportCollection<Item = unknown> {
 }
 
 /** The boundary of a slice's last row, in the slice's order (a read by update needs its rows' updated_at). */
-export function lastBoundary(rows: ReadonlyArray<{ id: number; created_at: number; updated_at?: number }>, slice: Slice): Boundary | undefined {
+export function lastBoundary(
+  rows: ReadonlyArray<{ id: number; created_at: number; updated_at?: number }>,
+  slice: Slice,
+): Boundary | undefined {
   const last = rows.at(-1);
   if (last === undefined) return undefined;
   if (!byUpdate(slice.window)) return { time: Number(last.created_at), id: Number(last.id) };

@@ -59,11 +59,7 @@ type WindowParameter = 'createdFrom' | 'createdTo' | 'updatedFrom' | 'updatedTo'
  * millisecond precision), so `createdTo=... 10:15:00` takes a row created at 10:15:00.999.
  * A malformed bound is a 400 naming the parameter.
  */
-export function exportWindow(
-  query: Partial<Record<WindowParameter, string>>,
-  filters: ExportFilters,
-  language: Language,
-): ExportWindow {
+export function exportWindow(query: Partial<Record<WindowParameter, string>>, filters: ExportFilters, language: Language): ExportWindow {
   const bound = (field: WindowParameter, taken: boolean): number | undefined => {
     const raw = taken ? query[field] : undefined;
     if (raw === undefined) return undefined;

@@ -11,7 +11,11 @@ export function findSaleByOrder(trx: Transaction<Database>, orderCode: string) {
 }
 
 export async function setSaleCreatedNav(trx: Transaction<Database>, id: number, createdNav: number, now: number): Promise<void> {
-  await trx.updateTable('sales_history').set({ created_nav: createdNav, updated_at: movedTo(now) }).where('id', '=', id).execute();
+  await trx
+    .updateTable('sales_history')
+    .set({ created_nav: createdNav, updated_at: movedTo(now) })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

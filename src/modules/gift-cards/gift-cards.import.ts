@@ -113,10 +113,13 @@ async function upsertCard(trx: Transaction<Database>, key: CodeKey, record: Card
   return 'updated';
 }
 
-export const giftCardsKind = lineKind('import gift-cards <file.ndjson>     physical gift cards and their balances', ({ db, clock, log }) => ({
-  parse: lineParser(GiftCardLine, convert),
-  async apply(record: CardRecord) {
-    const key = await codeKey(db, clock.now());
-    return inLineTransaction(db, log, (trx) => upsertCard(trx, key, record, clock.now()));
-  },
-}));
+export const giftCardsKind = lineKind(
+  'import gift-cards <file.ndjson>     physical gift cards and their balances',
+  ({ db, clock, log }) => ({
+    parse: lineParser(GiftCardLine, convert),
+    async apply(record: CardRecord) {
+      const key = await codeKey(db, clock.now());
+      return inLineTransaction(db, log, (trx) => upsertCard(trx, key, record, clock.now()));
+    },
+  }),
+);

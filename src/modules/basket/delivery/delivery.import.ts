@@ -219,7 +219,10 @@ async function upsertMachine(trx: Transaction<Database>, line: MachineLine, now:
   return 'updated';
 }
 
-export const parcelMachinesKind = lineKind('import parcel-machines <file.ndjson> parcel machines of the carriers', ({ db, clock, log }) => ({
-  parse: lineParser(MachineLine, (line) => line),
-  apply: (line: MachineLine) => inLineTransaction(db, log, (trx) => upsertMachine(trx, line, clock.now())),
-}));
+export const parcelMachinesKind = lineKind(
+  'import parcel-machines <file.ndjson> parcel machines of the carriers',
+  ({ db, clock, log }) => ({
+    parse: lineParser(MachineLine, (line) => line),
+    apply: (line: MachineLine) => inLineTransaction(db, log, (trx) => upsertMachine(trx, line, clock.now())),
+  }),
+);
