@@ -96,11 +96,7 @@ export async function createOrderLink(
   rules: LinkRules,
   now: number,
 ): Promise<{ token: string; expiresAt: number }> {
-  const parts = ITEM_ID.exec(id);
-  const file =
-    parts && parts[1] === '' && Number(parts[2]) === order.id
-      ? await entitledFile(db, { orderId: order.id, fileId: Number(parts[3]), clientAccountId: order.clientAccountId })
-      : undefined;
+  const file = await orderItemFile(db, order.id, id, order.clientAccountId);
   return signedLink(signer, file, order.clientAccountId, id, rules, now);
 }
 
@@ -116,12 +112,15 @@ export async function createGiftLink(
   rules: LinkRules,
   now: number,
 ): Promise<{ token: string; expiresAt: number }> {
+  return signedLink(signer, await orderItemFile(db, orderId, id, 'receiver'), null, id, rules, now);
+}
+
+/** The file of an order's item `id` (`<orderId>-<fileId>`, as listOrderDownloads names it) while the order entitles `clientAccountId` to it. */
+async function orderItemFile(db: Db, orderId: number, id: string, clientAccountId: number | null | 'receiver') {
   const parts = ITEM_ID.exec(id);
-  const file =
-    parts && parts[1] === '' && Number(parts[2]) === orderId
-      ? await entitledFile(db, { orderId, fileId: Number(parts[3]), clientAccountId: 'receiver' })
-      : undefined;
-  return signedLink(signer, file, null, id, rules, now);
+  return parts && parts[1] === '' && Number(parts[2]) === orderId
+    ? entitledFile(db, { orderId, fileId: Number(parts[3]), clientAccountId })
+    : undefined;
 }
 
 function signedLink(
