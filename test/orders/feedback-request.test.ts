@@ -279,12 +279,17 @@ describe('asking a client to rate what they bought', () => {
       (statement) => /from "customer_order" as "o"/.test(statement.sql) && /order by/.test(statement.sql),
     );
     expect(walk, recorded.statements.map((statement) => statement.sql).join('\n')).toBeDefined();
-    expect(await planOfStatement(db(), walk!)).toContain('customer_order_status_idx');
     const pickups = recorded.statements.find((statement) => /from "order_pickup" as "pk"/.test(statement.sql));
     expect(pickups).toBeDefined();
     // SQLite walks the cross joins in their order; PostgreSQL plans by its statistics, and with this
-    // test's few rows starts from the accounts instead.
-    if (engine === 'sqlite') expect(await planOfStatement(db(), pickups!)).toContain('order_pickup_collected_idx');
+    // test's few rows may start from the accounts instead (once autovacuum has analysed them), reading
+    // the orders by their client's index: no whole table either way.
+    if (engine === 'sqlite') {
+      expect(await planOfStatement(db(), walk!)).toContain('customer_order_status_idx');
+      expect(await planOfStatement(db(), pickups!)).toContain('order_pickup_collected_idx');
+    } else {
+      for (const statement of [walk!, pickups!]) expect(await planOfStatement(db(), statement)).not.toMatch(/Seq Scan/);
+    }
 
     const exported = await call(t, 'GET', '/client-account/export', bearer(mari));
     expect(exported.statusCode, exported.body).toBe(200);
