@@ -13,14 +13,16 @@ export interface StoreListing {
   page(storeCode: string, audience: 'R' | 'B', offset: number, limit: number): Promise<number[]>;
 }
 
+/** The count over the (store, audience) range of store_listing's key: the list's total. */
+const totalQuery = (db: Db, storeCode: string, audience: 'R' | 'B') =>
+  db
+    .selectFrom('store_listing')
+    .select((eb) => eb.fn.countAll().as('products'))
+    .where('store_code', '=', storeCode)
+    .where('audience', '=', audience);
+
 export function storeListingReader(database: DatabaseHandle): StoreListing {
-  const counted = preparedQuery(database, (db, storeCode: string, audience: 'R' | 'B') =>
-    db
-      .selectFrom('store_listing')
-      .select((eb) => eb.fn.countAll().as('products'))
-      .where('store_code', '=', storeCode)
-      .where('audience', '=', audience),
-  );
+  const counted = preparedQuery(database, totalQuery);
   const paged = preparedQuery(database, (db, storeCode: string, audience: 'R' | 'B', limit: number, offset: number) =>
     db
       .selectFrom('store_listing')
@@ -46,11 +48,6 @@ export function storeListingReader(database: DatabaseHandle): StoreListing {
 
 /** The same total through `db` (a search's reads, which run within the request's time budget). */
 export async function countStoreListing(db: Db, storeCode: string, audience: 'R' | 'B'): Promise<number> {
-  const row = await db
-    .selectFrom('store_listing')
-    .select((eb) => eb.fn.countAll().as('products'))
-    .where('store_code', '=', storeCode)
-    .where('audience', '=', audience)
-    .executeTakeFirst();
+  const row = await totalQuery(db, storeCode, audience).executeTakeFirst();
   return Number(row?.products ?? 0);
 }
