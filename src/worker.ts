@@ -84,7 +84,7 @@ import {
 } from './modules/subscriptions/index.js';
 import { sessionActionPruning } from './modules/tracking/index.js';
 import { pruneIntegrationEvents, scheduleWebhookDispatch } from './modules/integrations/index.js';
-import { createCatalogue } from './modules/catalogue/index.js';
+import { createCatalogue, scheduleCategoryTotalsFold } from './modules/catalogue/index.js';
 import {
   type OfferRecipients,
   scanWishlistOffers,
@@ -190,7 +190,7 @@ export interface JobRunner {
   mailer: Mailer;
   /**
    * Starts the worker's polling, the hourly pruning of expired rows, the order sweep, the back-in-stock,
-   * basket reminder and wishlist offer scans and subscription billing.
+   * basket reminder and wishlist offer scans, subscription billing and the category totals' fold.
    */
   start(): void;
   stop(): Promise<void>;
@@ -242,6 +242,7 @@ export function createJobRunner(
   let feedbackRequestScan: { stop(): Promise<void> } | undefined;
   let subscriptionBilling: { stop(): Promise<void> } | undefined;
   let webhookDispatch: { stop(): Promise<void> } | undefined;
+  let categoryTotalsFold: { stop(): Promise<void> } | undefined;
   return {
     worker,
     mailer,
@@ -277,6 +278,7 @@ export function createJobRunner(
         concurrency: config.subscriptions.billingConcurrency,
       });
       webhookDispatch = scheduleWebhookDispatch({ db: database.db, log, intervalMs: config.jobs.pollIntervalMs });
+      categoryTotalsFold = scheduleCategoryTotalsFold(database.db, log);
     },
     async stop() {
       pruning?.stop();
@@ -287,6 +289,7 @@ export function createJobRunner(
       await feedbackRequestScan?.stop();
       await subscriptionBilling?.stop();
       await webhookDispatch?.stop();
+      await categoryTotalsFold?.stop();
       await worker.stop();
       mailer.close();
     },

@@ -12,10 +12,11 @@ const ATTEMPTS = 4;
 /**
  * Runs `work` in a transaction of its own, again (up to four times in all, after a short random
  * wait) when PostgreSQL ended it on a deadlock. For batch writers that run beside each other (a
- * supplier's feed, the back office's import, their deactivations): rows that many products share
- * (a category's listing total, migration 2026_11_24_1550) are locked in the order the lines change
- * products, which no writer can fix across its statements, so two of them can each wait for the
- * other. The one PostgreSQL ended rolled back whole; `work` must only write the database (mails and
+ * supplier's feed, the back office's import, their deactivations): an edit of a product's child rows
+ * takes the product's refresh lock before its row, an update of the product the other way round, and
+ * no writer can order that across its statements, so two of them can each wait for the other. (Rows
+ * that many products shared, the category totals, no longer exist: migration 2026_12_10_1010.) The one
+ * PostgreSQL ended rolled back whole; `work` must only write the database (mails and
  * jobs through the outbox, in it) and keep nothing across attempts, so a second run is as if first.
  */
 export async function inTransactionRetryingOnDeadlock<T>(

@@ -3,12 +3,12 @@ import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { engine } from '../helpers/test-app.js';
 import { createImportTestApp, type ImportTestApp } from './helpers.js';
 
-// A category's listing total (category_listing_count, migration 2026_11_24_1550) is one row that every
-// writer of a product in the category updates, in the order its statements reach the products: a line
-// of an import and another writer's transaction (a feed's line, a deactivation batch, a bulk write)
-// that change products of the same categories in opposite orders each wait for the other, and
-// PostgreSQL ends one (40P01). Nothing can order those locks across statements; a line that loses
-// runs again. SQLite runs one write transaction at a time, so there is no deadlock to meet.
+// A line of an import and another writer's transaction can each wait for the other on PostgreSQL, which
+// ends one (40P01): an edit of a product's child rows (stores, categories) takes the product's refresh
+// lock before its row, a line's update of the product the other way round. (Rows that many products
+// shared, the category totals, made it meet writers of other products too, until migration
+// 2026_12_10_1010.) A line that loses runs again. SQLite runs one write transaction at a time, so there
+// is no deadlock to meet.
 
 let t: ImportTestApp;
 beforeAll(async () => {
@@ -42,24 +42,25 @@ it.runIf(engine === 'postgres')(
     ]);
     expect([categories.reported, products.reported]).toEqual([[], []]);
     const id = async (code: string) => (await db.selectFrom('product').select('id').where('code', '=', code).executeTakeFirstOrThrow()).id;
-    const [p, q] = [await id('DL-P'), await id('DL-Q')];
+    const p = await id('DL-P');
 
     const warn = vi.spyOn(t.app.log, 'warn');
     let line: ReturnType<ImportTestApp['run']> | undefined;
-    // The other writer changes Q (taking DL-WEB2's totals), then P once the import's line, which holds
-    // P, waits for those totals: each waits for the other.
+    // The other writer edits P's store rows (whose triggers refresh P's lists under P's lock), then P
+    // itself once the import's line, which holds P's row, waits for that lock: each waits for the other.
     await db.transaction().execute(async (trx) => {
       await trx
-        .updateTable('product')
-        .set({ released_at: Date.UTC(2024, 0, 1) })
-        .where('id', '=', q)
+        .updateTable('product_store')
+        .set({ store_code: 'WEB' })
+        .where('product_id', '=', p)
+        .where('store_code', '=', 'WEB')
         .execute();
-      // Q listed as the writer leaves it, so the feed does not deactivate it.
+      // Q listed as it is, so the feed does not deactivate it.
       line = t.run('products', [
         book('DL-P', ['DL-WEB', 'DL-WEB2'], ['WEB', 'WEB2'], '2024-02-01'),
-        book('DL-Q', ['DL-WEB2'], ['WEB2'], '2024-01-01'),
+        book('DL-Q', ['DL-WEB2'], ['WEB2'], null),
       ]);
-      await until('the line to wait for the listing totals', async () => (await lockWaiters(db)) >= 1);
+      await until("the line to wait for P's lock", async () => (await lockWaiters(db)) >= 1);
       await trx
         .updateTable('product')
         .set({ released_at: Date.UTC(2024, 0, 2) })

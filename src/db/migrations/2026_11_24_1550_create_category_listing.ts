@@ -95,7 +95,7 @@ async function buildListing(db: Kysely<any>, postgres: boolean): Promise<void> {
 }
 
 /** The statements that bring one product's listing rows and the counts they feed up to date. */
-function refreshProduct(id: string, postgres: boolean): string {
+export function refreshProduct(id: string, postgres: boolean): string {
   const no = postgres ? 'false' : '0';
   const yes = postgres ? 'true' : '1';
   const ofProduct = `select 1 from category_listing l where l.product_id = ${id}

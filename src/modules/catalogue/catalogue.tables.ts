@@ -196,6 +196,13 @@ export interface CategoryListingCountTable {
   products: number;
 }
 
+/** PostgreSQL: a change of a category's total not yet folded into its count (migration 2026_12_10_1010). */
+export interface CategoryListingDeltaTable {
+  category_id: number;
+  audience: 'R' | 'B';
+  delta: number;
+}
+
 /** What an audience sees in a store (GET /product without a filter), in the default order (as CategoryListingTable). */
 export interface StoreListingTable {
   store_code: string;
@@ -377,6 +384,7 @@ export interface CatalogueTables {
   category_subtree: CategorySubtreeTable;
   category_listing: CategoryListingTable;
   category_listing_count: CategoryListingCountTable;
+  category_listing_delta: CategoryListingDeltaTable;
   category_listing_state: CategoryListingStateTable;
   store_listing: StoreListingTable;
   catalogue_reference_version: CatalogueReferenceVersionTable;

@@ -7,7 +7,10 @@ import { isPostgres } from '../../../db/row-lock.js';
 // category_listing_count (migration 1550) instead of counted and sorted per request. Triggers keep
 // both exact when products, their categories or stores change; a change of the category tree makes
 // them stale (category_listing_state) until rebuildCategoryListing() runs, and while stale the lists
-// take the old path, so an answer is never built from an outdated tree.
+// take the old path, so an answer is never built from an outdated tree. On PostgreSQL the triggers
+// write a total's changes as rows of category_listing_delta (migration 2026_12_10_1010: no row that
+// two writers update, so no deadlock between them); a total is its count plus its deltas, and
+// foldCategoryListingDeltas() moves the deltas into the counts.
 
 /** The smallest bigint: where a product of unknown release date sorts in descending order (last). */
 const UNKNOWN_RELEASE = sql.raw('-9223372036854775808');
@@ -32,6 +35,14 @@ export function categoryListingReader(database: DatabaseHandle): CategoryListing
             .where('c.category_id', '=', categoryId)
             .where('c.audience', '=', audience)
             .as('products'),
+        // In the same statement as the count: one snapshot, so a fold that commits meanwhile is seen whole or not at all.
+        (eb) =>
+          eb
+            .selectFrom('category_listing_delta as d')
+            .select((d) => d.fn.sum<number | string | null>('d.delta').as('delta'))
+            .where('d.category_id', '=', categoryId)
+            .where('d.audience', '=', audience)
+            .as('delta'),
       ])
       .where('s.id', '=', 1),
   );
@@ -49,7 +60,7 @@ export function categoryListingReader(database: DatabaseHandle): CategoryListing
   return {
     async count(categoryId, audience) {
       const [row] = await counted(categoryId, audience);
-      return row && Number(row.current) === 1 ? Number(row.products ?? 0) : undefined;
+      return row && Number(row.current) === 1 ? Number(row.products ?? 0) + Number(row.delta ?? 0) : undefined;
     },
     async page(categoryId, audience, offset, limit) {
       const rows = await paged(categoryId, audience, limit, offset);
@@ -72,7 +83,11 @@ export async function categoryListingIsStale(db: Db): Promise<boolean> {
 export async function rebuildCategoryListing(db: Db): Promise<void> {
   const postgres = isPostgres(db);
   await db.transaction().execute(async (trx) => {
-    if (postgres) await sql`lock table category_subtree, category_listing, category_listing_count in share row exclusive mode`.execute(trx);
+    // The count before the deltas, in the order a fold takes them (foldCategoryListingDeltas).
+    if (postgres)
+      await sql`lock table category_subtree, category_listing, category_listing_count, category_listing_delta in share row exclusive mode`.execute(
+        trx,
+      );
     const state = await trx.selectFrom('category_listing_state').select('version').where('id', '=', 1).executeTakeFirstOrThrow();
     await sql`delete from category_subtree`.execute(trx);
     // The shown tree of categories.ts: active categories under active parents of the same store, from the roots down.
@@ -90,6 +105,7 @@ export async function rebuildCategoryListing(db: Db): Promise<void> {
       select ancestor_id, category_id, store_code from sub`.execute(trx);
     await sql`delete from category_listing`.execute(trx);
     await sql`delete from category_listing_count`.execute(trx);
+    await sql`delete from category_listing_delta`.execute(trx);
     await sql`insert into category_listing (category_id, audience, newest_key, product_id)
       select distinct s.ancestor_id, a.audience, coalesce(p.released_at, ${UNKNOWN_RELEASE}), p.id
       from product p
@@ -102,5 +118,27 @@ export async function rebuildCategoryListing(db: Db): Promise<void> {
     await sql`insert into category_listing_count (category_id, audience, products)
       select category_id, audience, count(*) from category_listing group by category_id, audience`.execute(trx);
     await trx.updateTable('category_listing_state').set({ built_version: state.version }).where('id', '=', 1).execute();
+  });
+}
+
+/**
+ * PostgreSQL: moves the totals' deltas the triggers wrote (committed ones) into category_listing_count, in one
+ * transaction, so a total read before or after it is the same. Writers only insert deltas, so it waits for
+ * none of them, nor they for it; the count's lock (share row exclusive, which no writer takes any more) makes
+ * it wait for another fold or a rebuild instead of folding the same rows twice. Returns the deltas folded.
+ */
+export async function foldCategoryListingDeltas(db: Db): Promise<number> {
+  if (!isPostgres(db)) return 0;
+  return db.transaction().execute(async (trx) => {
+    await sql`lock table category_listing_count in share row exclusive mode`.execute(trx);
+    const { rows } = await sql<{ folded: number | string }>`
+      with moved as (delete from category_listing_delta returning category_id, audience, delta),
+      summed as (
+        insert into category_listing_count (category_id, audience, products)
+          select category_id, audience, sum(delta) from moved group by category_id, audience
+          on conflict (category_id, audience) do update set products = category_listing_count.products + excluded.products
+        returning 1)
+      select count(*) as folded from moved`.execute(trx);
+    return Number(rows[0]?.folded ?? 0);
   });
 }
