@@ -6,6 +6,7 @@ const en = {
   'dataExport.disabled': 'This export user is disabled.',
   'dataExport.ipNotAllowed': 'This export user may not connect from {ip}.',
   'dataExport.dateTime': 'use year-month-day hour:minute:second in UTC, e.g. 2026-11-22 10:15:00',
+  'dataExport.openWrites': 'A write that may fall in this window has not committed yet; retry in a few seconds.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -13,6 +14,8 @@ const et: Record<keyof typeof en, string> = {
   'dataExport.disabled': 'See ekspordikasutaja on keelatud.',
   'dataExport.ipNotAllowed': 'See ekspordikasutaja ei tohi ühenduda aadressilt {ip}.',
   'dataExport.dateTime': 'kasutage kuju aasta-kuu-päev tund:minut:sekund (UTC), nt 2026-11-22 10:15:00',
+  'dataExport.openWrites':
+    'Sellesse aknasse võib kuuluda kirje, mille salvestamine pole veel lõppenud; proovige mõne sekundi pärast uuesti.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -20,6 +23,7 @@ const ru: Record<keyof typeof en, string> = {
   'dataExport.disabled': 'Этот пользователь экспорта отключён.',
   'dataExport.ipNotAllowed': 'Этому пользователю экспорта запрещено подключаться с адреса {ip}.',
   'dataExport.dateTime': 'используйте формат год-месяц-день час:минута:секунда (UTC), например 2026-11-22 10:15:00',
+  'dataExport.openWrites': 'Запись, которая может попасть в это окно, ещё не сохранена; повторите запрос через несколько секунд.',
 };
 
 export const dataExportMessages = { en, et, ru };

@@ -36,6 +36,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'The export user is disabled, or the address is not in its allowlist',
   429: 'Rate limit exceeded; retry after Retry-After seconds',
   500: 'Unexpected failure',
+  503: 'A window that has ended cannot be answered whole yet: a write that may fall in it has not committed; retry after Retry-After seconds',
 };
 
 function parameters(query: TSchema): Json[] {
@@ -64,7 +65,7 @@ export function exportOpenApi(dataExportPath: string, routes: readonly ExportRou
         {
           description,
           ...(status === '401' ? { headers: { 'WWW-Authenticate': header('Basic realm="data-export"', 'string') } } : {}),
-          ...(status === '429' ? { headers: { 'Retry-After': header('Seconds to wait') } } : {}),
+          ...(status === '429' || status === '503' ? { headers: { 'Retry-After': header('Seconds to wait') } } : {}),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         },
       ]),

@@ -13,7 +13,9 @@ import { exportPage, exportStream, wantsNdjson } from './data-export.service.js'
 import { createExportAuth, ExportCredentialsError, type ExportUser } from './export-auth.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from './export-pager.js';
 import { EXPORT_ERRORS, EXPORT_ROUTES } from './export-routes.js';
+import { oldestOpenTransaction } from './open-writes.repository.js';
 import { createReadAhead } from './read-ahead.js';
+import { settledCut } from './settled-cut.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -92,12 +94,14 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         const wait = settleWait(window, request.actionTime, config.dataExport.settleMs);
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
-        const context = {
-          db: database.readDb,
-          defaultStore: config.defaultStore,
-          now: request.actionTime,
-          settledUntil: request.actionTime + wait - config.dataExport.settleMs,
-        };
+        // The cut also waits for the transactions still open (settledCut): their rows are stamped before they commit.
+        const settledUntil = await settledCut(
+          () => oldestOpenTransaction(database),
+          window,
+          request.actionTime + wait,
+          config.dataExport.settleMs,
+        );
+        const context = { db: database.readDb, defaultStore: config.defaultStore, now: request.actionTime, settledUntil };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
           reply.header('Content-Type', 'application/x-ndjson; charset=utf-8');

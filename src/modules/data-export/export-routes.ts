@@ -35,4 +35,4 @@ export const EXPORT_ROUTES: readonly ExportRoute[] = [
   { collection: shopsCollection, schema: ShopSchema, schemaName: 'Shop', summary: 'Physical shops' },
 ] as ExportRoute[];
 
-export const EXPORT_ERRORS = [400, 401, 403, 429, 500] as const;
+export const EXPORT_ERRORS = [400, 401, 403, 429, 500, 503] as const;

@@ -102,9 +102,14 @@ export function settledPart(window: ExportWindow, until: number): ExportWindow {
  * newest rows come in a later read of it. Read by update, the update window's end counts.
  */
 export function settleWait(window: ExportWindow, now: number, settleMs: number): number {
+  const end = endedBy(window, now);
+  return end === undefined ? 0 : Math.max(0, end - (now - settleMs));
+}
+
+/** The end of a window read at `now` that is answered whole (it has ended, or ends within the second), else undefined. */
+export function endedBy(window: ExportWindow, now: number): number | undefined {
   const end = byUpdate(window) ? window.updatedTo : window.to;
-  if (end === undefined || end > now + 999) return 0;
-  return Math.max(0, end - (now - settleMs));
+  return end === undefined || end > now + 999 ? undefined : end;
 }
 
 /** A stable key of the window, for the caches of counts and page boundaries. */
