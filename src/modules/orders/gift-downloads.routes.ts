@@ -3,11 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { pageRequest, PagingQuery, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { registerNoStore } from '../../http/http-cache.js';
-import { forbidden, notFound } from '../../infra/domain-error.js';
-import { isErasedEmail } from '../../infra/personal-data.js';
-import { lastLocalDay } from '../../infra/shop-time.js';
 import { DownloadIdParams, DownloadLinkSchema, DownloadSchema, orderDownloads } from '../downloads/index.js';
-import { giftReceiverOf } from './entitlements.repository.js';
+import { giftOrderOf } from './gift-downloads.service.js';
 import type { giftKeys } from './gift-key.js';
 import type { OrdersHttp } from './orders.deps.js';
 
@@ -35,16 +32,9 @@ export const giftDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp & { giftK
   });
   registerNoStore(app);
 
-  /** The order whose downloads the key gives now. */
-  const giftOrder = async (request: { ip: string; actionTime: number; params: { key: string } }): Promise<number> => {
-    const key = await deps.guesses.verified(request.ip, request.actionTime, deps.giftKeys.verify(request.params.key), () =>
-      notFound('orders.giftDownloadsInvalid'),
-    );
-    if (key.expiresAt <= request.actionTime) throw forbidden('orders.giftDownloadsExpired', { date: lastLocalDay(key.expiresAt) });
-    const receiver = await giftReceiverOf(db, key.orderId);
-    if (receiver === undefined || isErasedEmail(receiver.receiverEmail)) throw forbidden('orders.giftDownloadsEnded');
-    return key.orderId;
-  };
+  /** The order whose downloads the request's key gives now (gift-downloads.service.ts). */
+  const giftOrder = (request: { ip: string; actionTime: number; params: { key: string } }) =>
+    giftOrderOf(db, deps.giftKeys, deps.guesses, { key: request.params.key, ip: request.ip, now: request.actionTime });
 
   app.get(
     '/gift-download/:key',
