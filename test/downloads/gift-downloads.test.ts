@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
 import { checksumSecret } from '../../src/modules/orders/checksum.js';
 import { giftKeys } from '../../src/modules/orders/gift-key.js';
+import { changeStore } from '../../src/modules/store/index.js';
 import { createCustomer } from '../helpers/customers.js';
 import { startSmtpCatcher, type SmtpCatcher } from '../helpers/smtp.js';
 import type { TestApp } from '../helpers/test-app.js';
@@ -203,5 +204,28 @@ describe('an e-book bought for someone else', () => {
     expect(answer.statusCode, answer.body).toBe(403);
     expect(answer.json().message).toContain('ended on');
     expect((await get(`/gift-download/${expired}/${item!.id}/link`)).statusCode).toBe(403);
+  });
+});
+
+describe("the gift routes and the store header (the spec's store-scoped actions)", () => {
+  it("answer an order's gifts in the order's store only, and 400/423 as every store-scoped route", async () => {
+    const gift = await giftEbook();
+    const [item] = await giftItems(gift.key);
+    // The WEB order's key asked through the outlet: as an order of another store, nothing (the receiver's page is
+    // the WEB front-end's, which sends WEB).
+    expect((await get(`/gift-download/${gift.key}`, { store: 'WEB2' })).statusCode).toBe(404);
+    expect((await get(`/gift-download/${gift.key}/${item!.id}/link`, { store: 'WEB2' })).statusCode).toBe(404);
+    expect((await get(`/gift-download/${gift.key}`, { store: 'WEB' })).statusCode).toBe(200);
+    const unknown = await get(`/gift-download/${gift.key}`, { store: 'NOPE' });
+    expect(unknown.statusCode, unknown.body).toBe(400);
+    await changeStore(t.database.db, 'WEB', { isLocked: true }, Date.now());
+    try {
+      expect((await get(`/gift-download/${gift.key}`, { store: 'WEB' })).statusCode).toBe(423);
+      expect((await get(`/gift-download/${gift.key}/${item!.id}/link`, { store: 'WEB' })).statusCode).toBe(423);
+    } finally {
+      await changeStore(t.database.db, 'WEB', { isLocked: false, lockedUntil: null }, Date.now());
+    }
+    // None of it used a download.
+    expect((await giftItems(gift.key))[0]!.downloadsUsed).toBe(0);
   });
 });

@@ -60,12 +60,18 @@ export async function recordGiftReceiver(
     .execute();
 }
 
-/** The receiver of the order's downloads, if it was bought for one. */
-export async function giftReceiverOf(db: Db, orderId: number): Promise<{ receiverEmail: string; createdAt: number } | undefined> {
+/** The receiver of the order's downloads, if it was bought for one, with the order's store. */
+export async function giftReceiverOf(
+  db: Db,
+  orderId: number,
+): Promise<{ receiverEmail: string; createdAt: number; storeCode: string } | undefined> {
   const row = await db
-    .selectFrom('order_gift_download')
-    .select(['receiver_email', 'created_at'])
-    .where('order_id', '=', orderId)
+    .selectFrom('order_gift_download as g')
+    .innerJoin('customer_order as o', 'o.id', 'g.order_id')
+    .select(['g.receiver_email', 'g.created_at', 'o.store_code'])
+    .where('g.order_id', '=', orderId)
     .executeTakeFirst();
-  return row === undefined ? undefined : { receiverEmail: row.receiver_email, createdAt: Number(row.created_at) };
+  return row === undefined
+    ? undefined
+    : { receiverEmail: row.receiver_email, createdAt: Number(row.created_at), storeCode: row.store_code };
 }

@@ -1,5 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { requestStore } from '../../http/request-context.js';
 import { pageRequest, PagingQuery, setPaginationHeaders } from '../../http/paging.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { registerNoStore } from '../../http/http-cache.js';
@@ -33,8 +35,13 @@ export const giftDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp & { giftK
   registerNoStore(app);
 
   /** The order whose downloads the request's key gives now (gift-downloads.service.ts). */
-  const giftOrder = (request: { ip: string; actionTime: number; params: { key: string } }) =>
-    giftOrderOf(db, deps.giftKeys, deps.guesses, { key: request.params.key, ip: request.ip, now: request.actionTime });
+  const giftOrder = (request: FastifyRequest & { params: { key: string } }) =>
+    giftOrderOf(db, deps.giftKeys, deps.guesses, {
+      key: request.params.key,
+      storeCode: requestStore(request).code,
+      ip: request.ip,
+      now: request.actionTime,
+    });
 
   app.get(
     '/gift-download/:key',
@@ -45,7 +52,7 @@ export const giftDownloadsRoutes: FastifyPluginAsyncTypebox<OrdersHttp & { giftK
         description:
           "The order's files as GET /order/{code}/download lists them, for whoever holds the receiver's key: nothing else of the order. " +
           'Empty once the order is given up (its downloads end). 404 for a key that is not genuine (counted against the address as a ' +
-          "wrong checksum); 403 for one past its time (GIFT_DOWNLOAD_TTL after the order's processing), or whose receiver's data was erased.",
+          "wrong checksum), or of an order of another store than the store header's; 403 for one past its time (GIFT_DOWNLOAD_TTL after the order's processing), or whose receiver's data was erased.",
         headers: StoreRequestHeaders,
         params: GiftKeyParams,
         querystring: PagingQuery,

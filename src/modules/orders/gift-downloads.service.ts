@@ -10,17 +10,20 @@ import type { GiftKey } from './gift-key.js';
 // (their order mail's link), until its last day and while the receiver's data is kept. What the order gives
 // and its links are the downloads module's.
 
-/** What the receiver's request presents: the key's text, from which address, when. */
+/** What the receiver's request presents: the key's text, in which store (its header), from which address, when. */
 export interface GiftAsk {
   key: string;
+  storeCode: string;
   ip: string;
   now: number;
 }
 
 /**
  * The order whose downloads the key gives now. A key that is not genuine is a 404 counted against the address
- * (as a wrong checksum); one past its last day a 403 naming that day; one whose receiver's data was erased, or
- * an order bought for nobody, a 403.
+ * (as a wrong checksum); a genuine one asked in another store than its order's a 404 too, uncounted (an order of
+ * another store is not found, as on GET /order/{code}/download: the receiver's page is the order's store's
+ * front-end); one past its last day a 403 naming that day; one whose receiver's data was erased, or an order
+ * bought for nobody, a 403.
  */
 export async function giftOrderOf(
   db: Db,
@@ -29,8 +32,9 @@ export async function giftOrderOf(
   ask: GiftAsk,
 ): Promise<number> {
   const key = await guesses.verified(ask.ip, ask.now, keys.verify(ask.key), () => notFound('orders.giftDownloadsInvalid'));
-  if (key.expiresAt <= ask.now) throw forbidden('orders.giftDownloadsExpired', { date: lastLocalDay(key.expiresAt) });
   const receiver = await giftReceiverOf(db, key.orderId);
+  if (receiver !== undefined && receiver.storeCode !== ask.storeCode) throw notFound('orders.giftDownloadsInvalid');
+  if (key.expiresAt <= ask.now) throw forbidden('orders.giftDownloadsExpired', { date: lastLocalDay(key.expiresAt) });
   if (receiver === undefined || isErasedEmail(receiver.receiverEmail)) throw forbidden('orders.giftDownloadsEnded');
   return key.orderId;
 }
