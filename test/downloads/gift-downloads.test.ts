@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/modules/admin/api-keys.service.js';
+import { toRfc3339 } from '../../src/db/time.js';
 import { checksumSecret } from '../../src/modules/orders/checksum.js';
 import { giftKeys } from '../../src/modules/orders/gift-key.js';
 import { changeStore } from '../../src/modules/store/index.js';
@@ -58,7 +59,7 @@ interface Gift {
 }
 
 /** A guest's paid order of an e-book (its EPUB uploaded) for the receiver, in English; the key of the receiver's mail. */
-async function giftEbook(): Promise<Gift> {
+async function giftEbook(receiver: { shippingName: string; shippingEmail: string } = RECEIVER): Promise<Gift> {
   const productId = await ebook(t, 9);
   const bytes = randomBytes(3_000);
   const uploaded = await t.app.inject({
@@ -69,15 +70,15 @@ async function giftEbook(): Promise<Gift> {
   });
   expect(uploaded.statusCode, uploaded.body).toBe(200);
   const who = await fill(t, {}, [[productId, 1]]);
-  const placed = await checkout(t, who, checkoutForm(shop, { deliveryMethodId: undefined, ...RECEIVER }), { 'x-app-language': 'en' });
+  const placed = await checkout(t, who, checkoutForm(shop, { deliveryMethodId: undefined, ...receiver }), { 'x-app-language': 'en' });
   expect(placed.statusCode, placed.body).toBe(200);
   const link = orderLink(placed.json().location);
   await payOnTestGateway(t, link.path);
   await t.drainJobs();
   const { code } = await t.database.db.selectFrom('customer_order').select('code').where('id', '=', link.orderId).executeTakeFirstOrThrow();
-  const receiver = await mailTo(code!, 'jaan@example.ee');
-  const page = /(https?:\/\/\S+\/gift-downloads\?key=([^&\s]+)&language=en)/.exec(receiver.text ?? '');
-  expect(page, receiver.text).not.toBeNull();
+  const receiverMail = await mailTo(code!, receiver.shippingEmail);
+  const page = /(https?:\/\/\S+\/gift-downloads\?key=([^&\s]+)&language=en)/.exec(receiverMail.text ?? '');
+  expect(page, receiverMail.text).not.toBeNull();
   const buyer = await mailTo(code!, 'mari@example.ee');
   return {
     code: code!,
@@ -85,7 +86,7 @@ async function giftEbook(): Promise<Gift> {
     checksum: link.checksum,
     bytes,
     key: page![2]!,
-    receiverMail: receiver.text ?? '',
+    receiverMail: receiverMail.text ?? '',
     buyerMail: buyer.text ?? '',
   };
 }
@@ -227,5 +228,45 @@ describe("the gift routes and the store header (the spec's store-scoped actions)
     }
     // None of it used a download.
     expect((await giftItems(gift.key))[0]!.downloadsUsed).toBe(0);
+  });
+});
+
+/** A customer logged in with that address (their login email, confirmed). */
+async function customerWithEmail(email: string) {
+  const customer = await createCustomer(t.database.db);
+  const account = await t.database.db
+    .selectFrom('client_account')
+    .select('user_id')
+    .where('id', '=', customer.clientAccountId)
+    .executeTakeFirstOrThrow();
+  await t.database.db.updateTable('app_user').set({ email }).where('id', '=', account.user_id).execute();
+  return customer;
+}
+
+describe("the receiver's data", () => {
+  it('lists the gifts received in their export: the order date, titles and last day, nothing of the buyer', async () => {
+    const gift = await giftEbook({ shippingName: 'Kati Kask', shippingEmail: 'kati@example.ee' });
+    const receiver = await customerWithEmail('kati@example.ee');
+    const exported = await get('/client-account/export', { authorization: `Bearer ${receiver.token}`, store: 'WEB' });
+    expect(exported.statusCode, exported.body).toBe(200);
+    const order = await t.database.db
+      .selectFrom('customer_order')
+      .select(['created_at'])
+      .where('id', '=', gift.orderId)
+      .executeTakeFirstOrThrow();
+    const { giftsReceived } = exported.json() as { giftsReceived: { items: Array<Record<string, unknown>> } };
+    expect(giftsReceived.items).toHaveLength(1);
+    const [item] = giftsReceived.items;
+    expect(item).toMatchObject({
+      orderedAt: toRfc3339(Number(order.created_at)),
+      store: 'WEB',
+      titles: [expect.any(String)],
+    });
+    expect(typeof item!.lastDay, JSON.stringify(item)).toBe('string');
+    // The day the receiver's mail named.
+    expect(gift.receiverMail).toContain(`until ${String(item!.lastDay)}`);
+    // The buyer's data is the buyer's: no name, address, code or sum of theirs.
+    const part = JSON.stringify(giftsReceived);
+    for (const buyers of ['Mari', 'mari@example.ee', gift.code]) expect(part).not.toContain(buyers);
   });
 });

@@ -117,6 +117,7 @@ import * as addClientAccountUpdated from './2026_12_09_1042_add_client_account_u
 import * as addSalesHistoryUpdated from './2026_12_09_1043_add_sales_history_updated.js';
 import * as createOrderGiftDownload from './2026_12_09_1050_create_order_gift_download.js';
 import * as createCategoryListingDelta from './2026_12_10_1010_category_listing_delta.js';
+import * as addOrderGiftDownloadExpires from './2026_12_10_1040_add_order_gift_download_expires.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -239,4 +240,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_1043_add_sales_history_updated': addSalesHistoryUpdated,
   '2026_12_09_1050_create_order_gift_download': createOrderGiftDownload,
   '2026_12_10_1010_category_listing_delta': createCategoryListingDelta,
+  '2026_12_10_1040_add_order_gift_download_expires': addOrderGiftDownloadExpires,
 };

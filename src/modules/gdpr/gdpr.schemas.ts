@@ -21,7 +21,9 @@ export const PersonalDataExport = Type.Object(
     description:
       'Everything held about the caller, one key per part: account (user, clientAccounts, wholesaleRequests, logins), profile ' +
       '(consentHistory, pendingEmailChange, loginEmailConfirmed, addresses, preferences), catalogue (categoryPreferences, comments, ratings), ' +
-      'companyMemberships, orders (with lines), downloads (of those orders, guest orders included), baskets, newsletter, socialIdentities, sessionActions, salesHistory, ' +
+      'companyMemberships, orders (with lines), giftsReceived (e-books and audiobooks others bought for the address: order date, store, ' +
+      'titles, the last day of its key; nothing of the buyer), downloads (of those orders, guest orders included), baskets, newsletter, ' +
+      'socialIdentities, sessionActions, salesHistory, ' +
       'subscriptions (subscriptions with their charges, saved cards without tokens, takes). ' +
       'What is kept by email and not by the account (guest orders, back-in-stock requests, newsletter rows, gift cards sent to ' +
       'the address, events and mails naming it) is included only while the login email is confirmed (loginEmailConfirmed). ' +

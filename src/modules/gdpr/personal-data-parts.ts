@@ -13,7 +13,7 @@ import { giftCardsPersonalData } from '../gift-cards/index.js';
 import { integrationsPersonalData } from '../integrations/index.js';
 import { marketingPersonalData } from '../marketing/index.js';
 import { newsletterPersonalData } from '../newsletter/index.js';
-import { feedbackRequestPersonalData, ordersPersonalData } from '../orders/index.js';
+import { feedbackRequestPersonalData, giftsReceivedPersonalData, ordersPersonalData } from '../orders/index.js';
 import { profilePersonalData } from '../profile/index.js';
 import { socialPersonalData } from '../social/index.js';
 import { subscriptionsPersonalData } from '../subscriptions/index.js';
@@ -30,6 +30,7 @@ export const personalDataParts: readonly PersonalDataPart[] = [
   cataloguePersonalData,
   companiesPersonalData,
   ordersPersonalData,
+  giftsReceivedPersonalData,
   feedbackRequestPersonalData,
   downloadsPersonalData,
   giftCardsPersonalData,

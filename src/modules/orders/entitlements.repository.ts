@@ -75,3 +75,16 @@ export async function giftReceiverOf(
     ? undefined
     : { receiverEmail: row.receiver_email, createdAt: Number(row.created_at), storeCode: row.store_code };
 }
+
+/**
+ * Records when the receiver's key ends, as the order mail that hands it out computed it (the first mail's: a mail
+ * sent again computes the same end), for the receiver's "your data".
+ */
+export async function recordGiftKeyEnd(db: Db, orderId: number, expiresAt: number): Promise<void> {
+  await db
+    .updateTable('order_gift_download')
+    .set({ expires_at: expiresAt })
+    .where('order_id', '=', orderId)
+    .where('expires_at', 'is', null)
+    .execute();
+}

@@ -18,4 +18,5 @@ export { ORDER_REFUNDED_MAIL_JOB, orderRefundedMailHandler } from './processing/
 export { scheduleOrderSweep, sweepOrders, type OrderSweepDeps } from './processing/order-sweep.js';
 export { orderProcessingHandler } from './processing/process-order.js';
 export { ordersPersonalData } from './orders.personal-data.js';
+export { giftsReceivedPersonalData } from './gift-downloads.personal-data.js';
 export { revivalRefusalCount } from './processing/revival-refusals.repository.js';

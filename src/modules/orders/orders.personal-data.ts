@@ -17,7 +17,7 @@ import { updatedAtFrom } from './orders.repository.js';
 // streets, cities, postcodes, notes and the session. It is refused while an order is still open
 // (holding stock: unpaid, paid but not yet delivered; or waiting in a shop to be collected): its
 // address is still needed to deliver it, its name to hand it over. E-books and audiobooks someone else bought
-// for them (order_gift_download): their key to them ends with the erasure.
+// for them (order_gift_download) are gift-downloads.personal-data.ts's.
 
 /** The export holds at most this many orders, newest first; a note says when there were more. */
 const ORDERS_CAP = 2_000;
@@ -152,13 +152,6 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject, now: number) {
       orders.slice(start, start + CHUNK).map((order) => order.code!),
       now,
     );
-  // The e-books and audiobooks bought for them by someone else: their key to them ends (its address goes).
-  // What they bought for someone else keeps its receiver (someone else's data, as a gift card does).
-  await trx
-    .updateTable('order_gift_download')
-    .set({ receiver_email: subject.erasedEmail })
-    .where('receiver_email', '=', normaliseEmail(subject.email))
-    .execute();
   await trx
     .updateTable('customer_order')
     // Marked changed: the back office's feed of changed orders hands them over again, so that its

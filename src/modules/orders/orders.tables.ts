@@ -167,6 +167,8 @@ export interface OrderGiftDownloadTable {
   /** Normalised; the erasure's placeholder once the receiver's data was erased. */
   receiver_email: string;
   created_at: number;
+  /** The end of the receiver's key (Unix ms), written by the order mail that hands it out; null before. */
+  expires_at: number | null;
 }
 
 /**

@@ -18,7 +18,7 @@ import type { OrdersSection } from '../orders.config.js';
 import { findOrder, linesOf, type LineRow, type OrderRow } from './processing.repository.js';
 import { escapeHtml, linkUrl } from '../../../infra/html.js';
 import { endOfLocalDay, lastLocalDay, localTime } from '../../../infra/shop-time.js';
-import { giftReceiverOf } from '../entitlements.repository.js';
+import { giftReceiverOf, recordGiftKeyEnd } from '../entitlements.repository.js';
 import { giftKeys } from '../gift-key.js';
 
 // The order-confirmation mail: to the buyer (billing email), and to the receiver (shipping email)
@@ -116,6 +116,7 @@ async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow):
   // To the end of the shop's day GIFT_DOWNLOAD_TTL after processing: the mail names a day, and a key ending at
   // the processing's time of day said "ended" on the day the mail said it still worked (as gift cards end).
   const expiresAt = endOfLocalDay(localTime(receiver.createdAt + giftDownloadTtlMs).date);
+  await recordGiftKeyEnd(deps.db, order.id, expiresAt);
   const key = giftKeys(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now())).of({ orderId: order.id, expiresAt });
   const pageUrl = `${store.frontendUrl}${giftDownloadsPath}?key=${key}&language=${encodeURIComponent(order.language)}`;
   return { pageUrl, until: lastLocalDay(expiresAt) };
