@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { inTransactionRetryingOnDeadlock } from '../../db/deadlock.js';
 import type { Database } from '../../db/schema.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { importNdjson, LineError, type ImportProgress, type ImportSummary } from '../../infra/import/index.js';
@@ -62,13 +63,11 @@ export async function importUsers(
   progress?: ImportProgress,
 ): Promise<ImportSummary> {
   const clock = deps.clock ?? systemClock;
-  return importNdjson(
-    file,
-    { parse, apply: (record) => deps.db.transaction().execute((trx) => importUser(trx, record, clock.now())) },
-    report,
-    deps.log,
-    progress,
-  );
+  // A line locks the person's accounts in id order (findPersonByEmail); a profile change holds the
+  // caller's own account and then stamps all of them (touchExportedAccounts), so the two can deadlock
+  // on PostgreSQL. The line runs again then: it only writes the database (its event in the outbox).
+  const apply = (record: ImportedUser) => inTransactionRetryingOnDeadlock(deps.db, deps.log, (trx) => importUser(trx, record, clock.now()));
+  return importNdjson(file, { parse, apply }, report, deps.log, progress);
 }
 
 /**
