@@ -78,6 +78,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('product_id', 'bigint', (c) => c.primaryKey())
     .addColumn('body', 'text', (c) => c.notNull())
     .execute();
+  // A running release may write the catalogue meanwhile: a change committed after the build read it and before the
+  // triggers were there would be in no document until its product is written again. Writers of the documents' inputs
+  // wait until the migration's transaction (Kysely's Migrator runs them in one) commits; readers do not (share mode).
+  if (postgres) await sql.raw(`lock table product, ${CHILD_TABLES.join(', ')}, person, campaign in share mode`).execute(db);
   await sql.raw(`insert into product_document (product_id, body) select p.id, ${documentBody(postgres)} from product p`).execute(db);
   if (postgres) await postgresTriggers(db);
   else await sqliteTriggers(db);

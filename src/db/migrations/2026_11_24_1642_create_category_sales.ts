@@ -10,6 +10,10 @@ import { PostgresAdapter } from 'kysely';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // A running release may write meanwhile: a link or sales count committed after the build read it and before the
+  // triggers were there would be in no row (or a stale one) until written again. Writers wait until the migration's
+  // transaction (Kysely's Migrator runs them in one) commits; readers do not (share mode).
+  if (postgres) await sql`lock table product, product_category in share mode`.execute(db);
   await db.schema
     .createTable('category_sales')
     .addColumn('category_id', 'bigint', (c) => c.notNull())
