@@ -75,6 +75,20 @@ async function category(db: Kysely<Database>, code: string): Promise<number> {
   return Number(row.rows[0]!.id);
 }
 
+/** Inserts a row of `table` with `values`, every other required column a placeholder of its type; its id, if it has one. */
+async function insertRow(db: Kysely<Database>, table: string, values: Record<string, unknown>): Promise<number> {
+  const required = await sql<{ column_name: string; data_type: string }>`select column_name, data_type from information_schema.columns
+    where table_schema = current_schema() and table_name = ${table} and is_nullable = 'NO' and column_default is null`.execute(db);
+  const placeholder = (type: string) => (type === 'boolean' ? false : /int|double|numeric|real/.test(type) ? 1 : 'x');
+  const row = Object.fromEntries(required.rows.map((column) => [column.column_name, placeholder(column.data_type)]));
+  const inserted = await db
+    .insertInto(table as never)
+    .values({ ...row, ...values } as never)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return Number((inserted as { id?: unknown }).id);
+}
+
 it.runIf(engine === 'postgres')(
   'a product change in flight while a kept table is built is in it once the migration commits (PostgreSQL)',
   async () => {
@@ -107,6 +121,38 @@ it.runIf(engine === 'postgres')(
       category_id: number;
     }>`select category_id from category_sales where product_id = ${p} order by category_id`.execute(db);
     expect(sales.rows.map((row) => Number(row.category_id))).toEqual([c1, c2]);
+  },
+  120_000,
+);
+
+it.runIf(engine === 'postgres')(
+  "an order's change in flight while the download list or the bought products are built is in them once the migration commits (PostgreSQL)",
+  async () => {
+    const db = database.db;
+    await migrateTo(names[names.indexOf('2026_11_28_0600_create_download_item') - 1]!);
+    const p = await product(db, 'GAP-E');
+    const user = await insertRow(db, 'app_user', { email: 'gap@example.ee' });
+    const account = await insertRow(db, 'client_account', { user_id: user, store_code: 'WEB', type: 'SIMPLE', status: 'ACTIVE' });
+    const order = await insertRow(db, 'customer_order', { client_account_id: account, store_code: 'WEB', status: 'PENDING_PAYMENT' });
+    await insertRow(db, 'order_line', { order_id: order, position: 1, product_id: p, product_code: 'GAP-E', quantity: 1 });
+    await insertRow(db, 'order_entitlement', { order_id: order, product_id: p, client_account_id: account });
+
+    // 0600: a file added to a bought product while the download list is built is on the buyer's list.
+    let file = 0;
+    await migrateWhileWriting('2026_11_28_0600_create_download_item', async (trx) => {
+      file = await insertRow(trx, 'product_file', { product_id: p });
+    });
+    const items = await sql<{ file_id: number }>`select file_id from download_item where client_account_id = ${account}`.execute(db);
+    expect(items.rows.map((row) => Number(row.file_id))).toEqual([file]);
+
+    // 0610: an order paid while the bought products are built is among them.
+    await migrateWhileWriting('2026_11_28_0610_create_bought_product', (trx) =>
+      sql`update customer_order set status = 'PENDING_PROCESSING' where id = ${order}`.execute(trx),
+    );
+    const bought = await sql<{ product_id: number }>`select product_id from bought_product where client_account_id = ${account}`.execute(
+      db,
+    );
+    expect(bought.rows.map((row) => Number(row.product_id))).toEqual([p]);
   },
   120_000,
 );

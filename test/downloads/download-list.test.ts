@@ -374,7 +374,8 @@ describe('GET /download over purchases and takes', () => {
     const kept = await read();
     expect(kept.length).toBeGreaterThan(aliceItems.length);
     await downloadItemMigration.down(db);
-    await downloadItemMigration.up(db);
+    // In a transaction, as the Migrator runs it: on PostgreSQL it locks the tables it reads (LOCK TABLE needs one).
+    await db.transaction().execute((trx) => downloadItemMigration.up(trx));
     expect(await read()).toEqual(kept);
   });
 });

@@ -51,6 +51,10 @@ const TAKE_COLUMNS = ['id', 'subscription_id', 'client_account_id', 'store_code'
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // A running release may write meanwhile: a file, purchase or take committed after the build read it and before the
+  // triggers were there would be on no one's list until written again. Writers wait until the migration's transaction
+  // (Kysely's Migrator runs them in one) commits; readers do not (share mode).
+  if (postgres) await sql`lock table order_entitlement, customer_order, product_file, subscription_take in share mode`.execute(db);
   await db.schema
     .createTable('download_item')
     .addColumn('order_id', 'bigint', (c) => c.notNull())

@@ -21,6 +21,10 @@ const PAID = ['PENDING_PROCESSING', 'PROCESSING', 'PENDING_NAV_PROCESSING', 'COM
 
 export async function up(db: Kysely<any>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
+  // A running release may write meanwhile: an order paid (or given back) after the build read it and before the
+  // trigger was there would be counted wrong until its status changed again. Writers of orders wait until the
+  // migration's transaction (Kysely's Migrator runs them in one) commits; readers do not (share mode).
+  if (postgres) await sql`lock table customer_order, order_line in share mode`.execute(db);
   await db.schema
     .createTable('bought_product')
     .addColumn('client_account_id', 'bigint', (c) => c.notNull())
