@@ -1,11 +1,19 @@
 /** A command line the CLI cannot run: it prints the message and the usage, and exits with 2. */
 export class CliUsageError extends Error {}
 
+/**
+ * A whole number as the command line takes one: decimal digits without a leading zero (or 0 alone).
+ * The HTTP API refuses 05 for 5 (src/http/plain-numbers.ts: one spelling per number); the command
+ * line took `jobs retry 007` as job 7 and `--limit=010` as 10, where an operator may have pasted a
+ * padded code or an octal-looking typo: refused alike, so both sides read the same numbers.
+ */
+export const PLAIN_WHOLE_NUMBER = /^(?:0|[1-9][0-9]*)$/;
+
 /** An id given on the command line: a whole number from 1 that the database's keys can hold, else a usage error. */
 export function cliId(raw: string | undefined, what: string): number {
   const id = Number(raw);
-  if (raw === undefined || !/^\d+$/.test(raw) || !Number.isSafeInteger(id) || id < 1)
-    throw new CliUsageError(`"${raw ?? ''}" is not ${what}`);
+  if (raw === undefined || !PLAIN_WHOLE_NUMBER.test(raw) || !Number.isSafeInteger(id) || id < 1)
+    throw new CliUsageError(`"${raw ?? ''}" is not ${what} (a whole number from 1, in decimal digits without leading zeros)`);
   return id;
 }
 
@@ -17,8 +25,8 @@ export function cliId(raw: string | undefined, what: string): number {
  */
 export function cliWholeNumber(raw: string, option: string, min: number, max: number): number {
   const value = Number(raw);
-  if (!/^[0-9]+$/.test(raw) || !Number.isSafeInteger(value) || value < min || value > max)
-    throw new CliUsageError(`${option} must be a whole number from ${min} to ${max} (decimal digits only), not "${raw}"`);
+  if (!PLAIN_WHOLE_NUMBER.test(raw) || !Number.isSafeInteger(value) || value < min || value > max)
+    throw new CliUsageError(`${option} must be a whole number from ${min} to ${max} (decimal digits only, no leading zeros), not "${raw}"`);
   return value;
 }
 

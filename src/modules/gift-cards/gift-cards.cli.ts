@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { CliUsageError } from '../../infra/cli-usage.js';
+import { cliId, CliUsageError } from '../../infra/cli-usage.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { isEmailAddress, normaliseEmail } from '../../infra/email-address.js';
 import { redeliverCard } from './gift-cards.jobs.js';
@@ -12,8 +12,8 @@ export const GIFT_CARD_USAGE = `  gift-card redeliver <id> <email>    sends a vi
 export async function giftCardCommand(db: Db, args: string[], print: (line: string) => void, clock: Clock = systemClock): Promise<void> {
   const [action, idText, email, ...rest] = args;
   if (action !== 'redeliver' || rest.length > 0) throw new CliUsageError(`unknown gift-card command "${args.join(' ')}"`);
-  const id = Number(idText);
-  if (!/^\d{1,15}$/.test(idText ?? '') || id === 0) throw new CliUsageError("gift-card redeliver: give the card's id and the address");
+  if (idText === undefined || email === undefined) throw new CliUsageError("gift-card redeliver: give the card's id and the address");
+  const id = cliId(idText, "a gift card's id");
   const address = (email ?? '').trim();
   if (!isEmailAddress(address)) {
     throw new CliUsageError('gift-card redeliver: the address must be an email address');

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { toRfc3339 } from '../../db/time.js';
-import { CliUsageError, inputErrorsAsUsage } from '../../infra/cli-usage.js';
+import { CliUsageError, inputErrorsAsUsage, PLAIN_WHOLE_NUMBER } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
 import {
   addEndpoint,
@@ -59,7 +59,8 @@ function options(args: string[], known: string[]): { positional: string[]; flags
 
 function integer(value: string | true | undefined, name: string, fallback?: number): number {
   if (value === undefined && fallback !== undefined) return fallback;
-  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) throw new CliUsageError(`webhook: ${name} needs a whole number`);
+  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value) || !PLAIN_WHOLE_NUMBER.test(value))
+    throw new CliUsageError(`webhook: ${name} needs a whole number (decimal digits, no leading zeros)`);
   return Number(value);
 }
 

@@ -119,8 +119,9 @@ const CONTROL = /\p{Cc}/u;
 
 /** A discount in percent, 0 to 100 with at most two decimals (what the pricing rules work with). */
 function parsePercent(option: string, value: string): number {
-  if (!/^\d{1,3}(\.\d{1,2})?$/.test(value) || Number(value) > 100)
-    throw new CliUsageError(`${option} must be a percentage from 0 to 100, e.g. 5 or 7.5`);
+  // No leading zeros (05): one spelling per number, as the HTTP API's (src/http/plain-numbers.ts).
+  if (!/^(?:0|[1-9][0-9]{0,2})(\.[0-9]{1,2})?$/.test(value) || Number(value) > 100)
+    throw new CliUsageError(`${option} must be a percentage from 0 to 100 without leading zeros, e.g. 5 or 7.5`);
   return Number(value);
 }
 
