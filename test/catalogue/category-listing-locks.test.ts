@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.js';
 import { foldCategoryListingDeltas, rebuildCategoryListing } from '../../src/modules/catalogue/browse/category-listing.repository.js';
-import { createCategory, createProduct } from '../helpers/catalogue.js';
+import { createCategory, createPerson, createProduct } from '../helpers/catalogue.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 
@@ -165,3 +165,31 @@ it.runIf(engine === 'postgres')('two writers of one product, linking it to two c
   await second;
   expect(await totals()).toEqual({ x: before.x + 1, y: before.y, xChild: before.xChild + 1 });
 });
+
+it.runIf(engine === 'postgres')(
+  "an e-book's deactivation and an edit of its physical book then of it (an author's rename: in id order) both commit",
+  async () => {
+    // The physical book first (the e-book names it): a writer that takes both products' locks in id order (a
+    // person's or a campaign's change, migration 2026_11_24_1600) takes the physical book's before the e-book's.
+    const author = await createPerson(t.database.db, 'Lukk Autor');
+    const book = await createProduct(t.database.db, { categoryIds: [ids.y!], persons: [{ id: author }] });
+    const ebook = await createProduct(t.database.db, { categoryIds: [ids.y!], persons: [{ id: author }], physicalBookId: book, type: 'EBOOK' });
+    const before = await totals();
+    let deactivation: Promise<string> | undefined;
+    await t.database.db.transaction().execute(async (trx) => {
+      // Holds the physical book's lock (its store row's refresh), not the e-book's.
+      await trx.updateTable('product_store').set({ store_code: 'WEB' }).where('product_id', '=', book).execute();
+      // The e-book's deactivation refreshes its listing and its physical book's document: it waits for the book.
+      deactivation = t.database.db
+        .updateTable('product')
+        .set({ is_active: false })
+        .where('id', '=', ebook)
+        .execute()
+        .then(() => 'committed', (err: unknown) => String(err));
+      await until('the deactivation to wait for the physical book', async () => (await lockWaiters(t.database.db)) >= 1);
+      await trx.updateTable('person').set({ name: 'Lukk Autor Uus' }).where('id', '=', author).execute();
+    });
+    expect(await deactivation).toBe('committed');
+    expect(await totals()).toEqual({ ...before, y: before.y - 1 });
+  },
+);
