@@ -232,6 +232,8 @@ describe("the operator's way out: subscription charges --refund-refused, mark-re
       periodNumber: 2,
       purpose: 'PERIOD',
       amount: 7.5,
+      refunded: 0,
+      toRefund: 7.5,
       currency: 'EUR',
       gateway: 'everypay',
       orderReference: charge.order_reference,

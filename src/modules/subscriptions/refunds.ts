@@ -16,7 +16,15 @@ import {
   type PaymentStatus,
 } from '../payments/index.js';
 import { afterCommit, inTransaction } from '../../db/after-commit.js';
-import { chargesToRefund, claimRefundTry, findCharge, markChargeRefundRefused, moveCharge, type ChargeRow } from './charges.repository.js';
+import {
+  chargesToRefund,
+  claimRefundTry,
+  findCharge,
+  markChargeRefundRefused,
+  moveCharge,
+  recordRefunded,
+  type ChargeRow,
+} from './charges.repository.js';
 import type { ChargeState } from './subscriptions.tables.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 
@@ -126,12 +134,12 @@ export async function refundCharge(
     return marked === 'moved-already' && answer!.sent && answer!.refusal === null ? 'refunded' : marked;
   }
   if (answer?.refusal && status && standing(status, charge) > 0)
-    return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!.message, answer.refusal, now, log));
+    return inTransaction(db, (trx) => markRefundRefused(trx, charge, answer.refusal!.message, answer.refusal, now, log, status));
   // The gateway answered that the payment is none it can refund: it does not know it (EveryPay's own
   // 404), or it shows it failed, abandoned or voided since it settled. Sent again by every run, such a
   // charge was a look-up a run for good; whether money is owed is the operator's to find out.
   const unrefundable = answer ? unrefundableReason(charge, answer.status) : null;
-  if (unrefundable) return inTransaction(db, (trx) => markRefundRefused(trx, charge, unrefundable, null, now, log));
+  if (unrefundable) return inTransaction(db, (trx) => markRefundRefused(trx, charge, unrefundable, null, now, log, status));
   if (!gateway || !charge.reference)
     log?.warn(
       { chargeId: Number(charge.id), gateway: charge.gateway },
@@ -139,7 +147,7 @@ export async function refundCharge(
     );
   if (now - Number(charge.updated_at) >= REFUND_DUE_GIVE_UP_MS) {
     const reason = `not refunded in ${REFUND_DUE_GIVE_UP_MS / 86_400_000} days of tries; the last: ${leftBecause ?? whyNotRefunded(charge, gateway, answer)}`;
-    return inTransaction(db, (trx) => markRefundRefused(trx, charge, reason, null, now, log));
+    return inTransaction(db, (trx) => markRefundRefused(trx, charge, reason, null, now, log, status));
   }
   subscriptionLateSettlesTotal.inc({ outcome: 'refund_failed' });
   return 'left';
@@ -177,6 +185,8 @@ export async function markRefunded(
 /**
  * The charge refund_refused with the gateway's refusal, by one refunder only; told at error level (an
  * operator has the money to give back: `subscription charges --refund-refused`) and counted once committed.
+ * What the payment's refunds came to as the refunder's look-up (`status`) showed them is recorded with it: the
+ * operator pays back by hand what is left, and a refund in part whose callback was lost is known only so.
  */
 async function markRefundRefused(
   trx: Db,
@@ -185,8 +195,11 @@ async function markRefundRefused(
   err: GatewayRefusedError | null,
   now: number,
   log: RefundLog | undefined,
+  status: PaymentStatus | null | undefined,
 ): Promise<RefundOutcome> {
   if (!(await markChargeRefundRefused(trx, Number(charge.id), refusal.slice(0, REFUSAL_CHARS), now))) return 'moved-already';
+  if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
+    await recordRefunded(trx, Number(charge.id), status.refundedCents);
   afterCommit(trx, () => {
     subscriptionLateSettlesTotal.inc({ outcome: 'refund_refused' });
     log?.error(

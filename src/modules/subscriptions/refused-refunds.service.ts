@@ -25,7 +25,12 @@ export interface RefundRefusedLine {
   subscriptionId: number;
   periodNumber: number;
   purpose: ChargeRow['purpose'];
+  /** The charge's amount, what its payment took. */
   amount: number;
+  /** What the payment's refunds at the gateway came to already (a refund in part in its portal), as last seen. */
+  refunded: number;
+  /** What is still to be paid back: `amount` less `refunded`. Paid back by hand, the full amount refunded the part twice. */
+  toRefund: number;
   currency: 'EUR';
   gateway: string;
   orderReference: string;
@@ -49,6 +54,8 @@ function lineOf(charge: ChargeRow): RefundRefusedLine {
     periodNumber: charge.period_number,
     purpose: charge.purpose,
     amount: charge.amount_cents / 100,
+    refunded: charge.refunded_cents / 100,
+    toRefund: Math.max(0, charge.amount_cents - charge.refunded_cents) / 100,
     currency: 'EUR',
     gateway: charge.gateway,
     orderReference: charge.order_reference,

@@ -37,7 +37,7 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
       ? []
       : await db
           .selectFrom('subscription_charge')
-          .select(['subscription_id', 'period_number', 'purpose', 'amount_cents', 'state', 'created_at'])
+          .select(['subscription_id', 'period_number', 'purpose', 'amount_cents', 'refunded_cents', 'state', 'created_at'])
           .where('subscription_id', 'in', subscriptionIds)
           .orderBy('id', 'desc')
           .limit(CAP + 1)
@@ -76,6 +76,8 @@ async function exportSubscriptions(db: Db, subject: PersonalDataSubject) {
           period: charge.period_number,
           purpose: charge.purpose,
           amount: euros(charge.amount_cents),
+          // What of it went back (a refund in part leaves the charge settled): without it, the whole sum read as kept.
+          refunded: euros(charge.refunded_cents),
           state: charge.state,
           at: time(charge.created_at),
         })),
