@@ -104,6 +104,11 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
     return (await markRefundDue(trx, charge, 'failed', status.reference, now)) ? 'refund-due' : applied;
+  // A refund in part of a charge recorded failed: the payment settled after all (that callback lost) and money is still
+  // standing for a charge the shop holds failed. The rest goes back as for a late settle nothing waits for: a part is
+  // no payment of the period, and kept, it was money nobody knew the shop had. Only from failed (markRefundDue).
+  if (applied === 'applied-already' && status.state === 'refunded' && status.amountCents > status.refundedCents)
+    if (await markRefundDue(trx, charge, 'failed', status.reference, now)) return 'refund-due';
   // A refund in part of a charge finished before: recorded above, its state unchanged.
   if (applied === 'applied-already' && refundedMore) return 'part-refunded';
   return applied;
