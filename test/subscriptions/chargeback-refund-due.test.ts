@@ -54,7 +54,7 @@ describe('a charge the shop owes back, charged back', () => {
   it.each([
     ['refund_due', settledForNothing],
     ['refund_refused', refusedRefund],
-  ] as const)('%s: refunded, its card retired, the refund mailed once and never sent', async (_, owed) => {
+  ] as const)('%s: refunded, its card retired, mailed once as returned by the bank, and never refunded', async (_, owed) => {
     const { customer, id, reference } = await owed(s);
     expect(await cardsOf(customer)).toHaveLength(1);
     const mailsBefore = await mailJobs(s, id);
@@ -67,14 +67,14 @@ describe('a charge the shop owes back, charged back', () => {
     expect(answers(sent)).toEqual(Array(2).fill([200, { outcome: 'applied' }]));
     expect(await stateOf(id)).toBe('refunded');
     expect(await cardsOf(customer)).toEqual([]);
-    expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'paymentRefunded']);
+    expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'chargedBack']);
 
     // The refund job and the billing run find nothing to refund.
     await s.t.drainJobs();
     await bill(s, Date.now());
     expect(refundRequests(s, reference)).toHaveLength(refundsBefore);
     expect(await stateOf(id)).toBe('refunded');
-    expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'paymentRefunded']);
+    expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'chargedBack']);
   });
 
   it('refund_refused, refunded whole in the portal instead: refunded, off the list, the card kept', async () => {
@@ -104,5 +104,6 @@ it('refund_due charged back, the refunder seeing it before the callback: the car
   await releaseHeldCallbacks(s);
   expect(await cardsOf(customer)).toEqual([]);
   expect(refundRequests(s, reference)).toHaveLength(refundsBefore);
-  expect((await mailJobs(s, id)).filter((kind) => kind === 'paymentRefunded')).toHaveLength(1);
+  expect((await mailJobs(s, id)).filter((kind) => kind === 'chargedBack')).toHaveLength(1);
+  expect(await mailJobs(s, id)).not.toContain('paymentRefunded');
 });

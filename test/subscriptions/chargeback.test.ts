@@ -127,7 +127,7 @@ describe('a renewal charged back before the shop heard it settled', () => {
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: renewal.id, state: 'failed' });
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
     expect(await cardsOf(customer)).toEqual([]);
-    expect(await mailJobs(s, id)).toEqual(['purchased', 'renewalRefunded']);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'chargedBack']);
 
     const requestsBefore = mitPayments(s, id).length;
     await bill(s, end + 1000 + 86_400_000);

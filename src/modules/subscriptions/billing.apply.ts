@@ -90,7 +90,11 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
     now,
     // Refunded whole: the customer saw the money taken and given back. In part, the rest goes back by the
     // shop's refund (markRefundDue below), whose mail tells it: the charge's own mail says declined.
-    status.state === 'refunded' && status.refundedCents >= status.amountCents ? 'refunded' : 'declined',
+    status.state === 'refunded' && status.refundedCents >= status.amountCents
+      ? status.chargedBack
+        ? 'chargedBack'
+        : 'refunded'
+      : 'declined',
   );
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
@@ -139,7 +143,9 @@ async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | nul
   // Money the shop owed back (refund_due) or could not give back (refund_refused, on the operator's list to pay by
   // hand) that the gateway shows given back whole: what a refunder finding it so does, refunded and the refund
   // mailed (refunds.ts); left, a refund_refused charge was paid back by hand a second time.
-  const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now)) === 'refunded';
+  // Charged back (cardOwner: a chargeback's), the mail says the bank gave it back, not the shop.
+  const by = cardOwner === null ? 'gateway' : 'chargedBack';
+  const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now, by)) === 'refunded';
   // A chargeback retires the card also when its charge was refunded already: a refunder that looked the payment up
   // before this callback came marked it (refunds.ts, which retires no card), or an operator paid it back by hand.
   // Retired with the move only, the disputed card stayed saved and the next renewal charged it again. A card gone
@@ -285,7 +291,7 @@ async function startPaidPeriod(trx: Db, sub: SubscriptionRow, charge: ChargeRow,
  * payment and gave it back before it settled the charge (an operator's refund in the portal, a chargeback),
  * which the customer sees on their statement as a charge and a refund, of a card that works.
  */
-export type FailedBy = 'declined' | 'refunded';
+export type FailedBy = 'declined' | 'refunded' | 'chargedBack';
 
 export async function applyChargeOutcome(
   trx: Db,
@@ -309,7 +315,7 @@ export async function applyChargeOutcome(
     // transaction: only the one that finished the charge gets here. Money taken for an upgrade that
     // no longer applies is refunded, and that refund mailed (refunds.ts).
     if (outcome !== 'settled') {
-      const told = failedBy === 'refunded' ? 'upgradeRefunded' : 'upgradeDeclined';
+      const told = failedBy === 'declined' ? 'upgradeDeclined' : 'upgradeRefunded';
       if (finished.toldPending) await queueSubscriptionMail(trx, id, told, now, Number(charge.id));
       return outcome;
     }
@@ -333,7 +339,7 @@ export async function applyChargeOutcome(
     // processed (201 PENDING) is mailed so, in this transaction, as an upgrade's outcome is above;
     // one whose request heard the decline (409) is not. A settled first month mails its start (startPaidPeriod).
     await updateSubscription(trx, id, { status: 'ENDED', live_key: null, ended_at: now, updated_at: now });
-    const told = failedBy === 'refunded' ? 'startRefunded' : 'startDeclined';
+    const told = failedBy === 'declined' ? 'startDeclined' : 'startRefunded';
     if (finished.toldPending) await queueSubscriptionMail(trx, id, told, now, Number(charge.id));
     return 'failed';
   }
@@ -354,8 +360,10 @@ export async function applyChargeOutcome(
   }
   await updateSubscription(trx, id, { status: 'FAILED', failed_attempts: failedAttempts, next_attempt_at: retryAt, updated_at: now });
   // A payment refunded before it settled is told as such on every attempt (the customer saw the money taken and
-  // given back), and not as a card that could not be charged; a decline is told at the first one.
-  if (failedBy === 'refunded') await queueSubscriptionMail(trx, id, 'renewalRefunded', now, Number(charge.id));
+  // given back), and not as a card that could not be charged; a decline is told at the first one. One charged back
+  // is told as the bank's doing: renewalRefunded promised a try of the saved card, which the chargeback retires.
+  if (failedBy === 'chargedBack') await queueSubscriptionMail(trx, id, 'chargedBack', now, Number(charge.id));
+  else if (failedBy === 'refunded') await queueSubscriptionMail(trx, id, 'renewalRefunded', now, Number(charge.id));
   else if (failedAttempts === 1) await queueSubscriptionMail(trx, id, 'billingFailed', now);
   return 'failed';
 }

@@ -128,7 +128,9 @@ export async function refundCharge(
   }
   const status = answer?.status;
   if (status && refundedWhole(status, charge)) {
-    const marked = await inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now));
+    // Found charged back (its callback not come yet): the customer's bank gave it back, not this refunder.
+    const by = status.chargedBack ? 'chargedBack' : 'gateway';
+    const marked = await inTransaction(db, (trx) => markRefunded(trx, charge, REFUNDER_FROM, now, by));
     // The gateway's callback of this refunder's own refund may mark it first (billing.apply.ts markTakenBack): the
     // refund is still this one's. A refund refused (another refunder's went first) or not sent is not.
     return marked === 'moved-already' && answer!.sent && answer!.refusal === null ? 'refunded' : marked;
@@ -161,22 +163,37 @@ export async function refundCharge(
 const REFUNDER_FROM = ['refund_due', 'refund_refused'] as const;
 
 /**
+ * How the money of a charge the shop owed back went back, which its mail tells: `gateway`, the shop's refund (or one
+ * made in the gateway's portal); `byHand`, the operator paid it back outside the gateway's refund (perhaps by bank
+ * transfer), so the mail does not say it went back to the card; `chargedBack`, the customer's bank took it back on
+ * their dispute, which the shop did not refund, and the mail says so.
+ */
+export type RefundedBy = 'gateway' | 'byHand' | 'chargedBack';
+
+/**
  * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
  * charge, the plan), once: the conditional move is made by one refunder only. `from`: the states a
  * refund may find it in (a refunder's, or the operator's refund_refused one, refunded by hand).
- * `byHand`: the operator paid it back outside the gateway's refund (perhaps by bank transfer), so the
- * mail does not say it went back to the card.
  */
 export async function markRefunded(
   trx: Db,
   charge: Pick<ChargeRow, 'id' | 'subscription_id' | 'purpose'>,
   from: readonly Exclude<ChargeState, 'pending'>[],
   now: number,
-  byHand = false,
+  by: RefundedBy = 'gateway',
 ): Promise<'refunded' | 'moved-already'> {
   if (!(await moveCharge(trx, Number(charge.id), from, 'refunded', null, now))) return 'moved-already';
   const upgrade = charge.purpose === 'UPGRADE';
-  const kind = byHand ? (upgrade ? 'upgradeRefundedByHand' : 'paymentRefundedByHand') : upgrade ? 'upgradeRefunded' : 'paymentRefunded';
+  const kind =
+    by === 'chargedBack'
+      ? 'chargedBack'
+      : by === 'byHand'
+        ? upgrade
+          ? 'upgradeRefundedByHand'
+          : 'paymentRefundedByHand'
+        : upgrade
+          ? 'upgradeRefunded'
+          : 'paymentRefunded';
   await queueSubscriptionMail(trx, Number(charge.subscription_id), kind, now, Number(charge.id));
   afterCommit(trx, () => subscriptionLateSettlesTotal.inc({ outcome: 'refunded' }));
   return 'refunded';

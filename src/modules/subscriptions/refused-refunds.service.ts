@@ -83,7 +83,7 @@ export interface RefusedRefundResult {
 export function markRefundedByHand(db: Kysely<Database>, chargeId: number, now: number): Promise<RefusedRefundResult> {
   return inTransaction(db, async (trx) => {
     const charge = await refusedCharge(trx, chargeId);
-    if ((await markRefunded(trx, charge, ['refund_refused'], now, true)) !== 'refunded') await refuseMovedMeanwhile(trx, charge);
+    if ((await markRefunded(trx, charge, ['refund_refused'], now, 'byHand')) !== 'refunded') await refuseMovedMeanwhile(trx, charge);
     return { ...resultOf(charge), state: 'refunded' };
   });
 }

@@ -25,6 +25,10 @@ import { escapeHtml } from '../../infra/html.js';
 // (which a declined upgrade's mail names as the plan kept). A charge whose payment was refunded before it
 // settled (given back in the gateway's portal, a chargeback) is told as refunded, never as declined: the
 // card was charged and the money came back (startRefunded, renewalRefunded; an upgrade's, upgradeRefunded).
+// A payment the customer's bank took back on their dispute (a chargeback) is no refund of the shop's: a charge the
+// shop owed back, or a renewal not yet settled, so returned is mailed `chargedBack`, which says so and that the shop
+// neither refunds it nor charges it again (mailed as refunded, it read as the shop's refund, the renewal's "we
+// try your saved card again" of a card the chargeback retired).
 // A charge whose request may die before it
 // answers has a job of its own due once it must have answered (queueAnswerDeadline), which mails the
 // outcome the request never told.
@@ -44,7 +48,8 @@ type ChargeMailKind =
   | 'upgradeRefunded'
   | 'paymentRefunded'
   | 'upgradeRefundedByHand'
-  | 'paymentRefundedByHand';
+  | 'paymentRefundedByHand'
+  | 'chargedBack';
 const CHARGE_MAILS: readonly string[] = [
   'startDeclined',
   'startRefunded',
@@ -56,6 +61,7 @@ const CHARGE_MAILS: readonly string[] = [
   'paymentRefunded',
   'upgradeRefundedByHand',
   'paymentRefundedByHand',
+  'chargedBack',
 ] satisfies ChargeMailKind[];
 
 /** The deadline of a charge's request (queueAnswerDeadline). */
@@ -138,6 +144,7 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   paymentRefunded: 'subscriptions.mail.refundedSubject',
   upgradeRefundedByHand: 'subscriptions.mail.refundedSubject',
   paymentRefundedByHand: 'subscriptions.mail.refundedSubject',
+  chargedBack: 'subscriptions.mail.chargedBackSubject',
 };
 const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
@@ -154,6 +161,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   paymentRefunded: 'subscriptions.mail.paymentRefunded',
   upgradeRefundedByHand: 'subscriptions.mail.upgradeRefundedByHand',
   paymentRefundedByHand: 'subscriptions.mail.paymentRefundedByHand',
+  chargedBack: 'subscriptions.mail.chargedBack',
 };
 
 export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {

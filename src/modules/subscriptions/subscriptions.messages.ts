@@ -65,6 +65,9 @@ const en = {
     'Your payment of {amount} for the upgrade to {plan} was refunded to you, as the upgrade did not take place. Your bank may take a few days to show it.',
   'subscriptions.mail.paymentRefundedByHand':
     'Your payment of {amount} for the subscription {plan} was refunded to you, as it was not needed. Your bank may take a few days to show it.',
+  'subscriptions.mail.chargedBackSubject': 'Your bank returned your payment of {amount}',
+  'subscriptions.mail.chargedBack':
+    'Your bank returned your payment of {amount} for {plan} to you, as it was disputed with them (a chargeback). The money is back with you, so we do not refund it ourselves, nor charge it again.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -133,6 +136,9 @@ const et: Record<keyof typeof en, string> = {
     'Teie makse {amount} paketile {plan} ülemineku eest on teile tagastatud, sest üleminekut ei toimunud. Pangal võib selle kajastamine võtta mõne päeva.',
   'subscriptions.mail.paymentRefundedByHand':
     'Teie makse {amount} tellimuse {plan} eest on teile tagastatud, sest seda ei olnud vaja. Pangal võib selle kajastamine võtta mõne päeva.',
+  'subscriptions.mail.chargedBackSubject': 'Teie pank tagastas teie makse {amount}',
+  'subscriptions.mail.chargedBack':
+    'Teie pank tagastas teile teie makse {amount} tellimuse {plan} eest, sest see vaidlustati pangas (tagasinõue). Raha on teil tagasi, nii et meie seda ise ei tagasta ega võta uuesti.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -201,6 +207,9 @@ const ru: Record<keyof typeof en, string> = {
     'Ваш платёж {amount} за переход на тариф {plan} возвращён вам, так как переход не состоялся. Банку может потребоваться несколько дней, чтобы отразить возврат.',
   'subscriptions.mail.paymentRefundedByHand':
     'Ваш платёж {amount} за подписку {plan} возвращён вам, так как он не понадобился. Банку может потребоваться несколько дней, чтобы отразить возврат.',
+  'subscriptions.mail.chargedBackSubject': 'Ваш банк вернул ваш платёж {amount}',
+  'subscriptions.mail.chargedBack':
+    'Ваш банк вернул вам платёж {amount} за {plan}, так как он был оспорен в банке (чарджбэк). Деньги уже у вас, поэтому мы сами их не возвращаем и повторно не списываем.',
 };
 
 export const subscriptionsMessages = { en, et, ru };
