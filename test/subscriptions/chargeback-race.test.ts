@@ -16,7 +16,7 @@ import {
 
 // EveryPay may deliver one callback twice at once (its retries, two of its servers). The callback of a
 // settled charge charged back, or refunded whole in the portal, is applied once however the two
-// interleave: one move settled -> refunded, one card retired (a chargeback's), no mail, the money taken
+// interleave: one move settled -> refunded, one card retired (a chargeback's, mailed once), the money taken
 // off the revenue once, and the second counted as a repeat. On PostgreSQL both are held until each has
 // read the charge settled and waits to write it (withTableHeld); SQLite runs them one after the other.
 
@@ -52,7 +52,7 @@ async function subscriberWithSettledCharge() {
 }
 
 describe('the same callback of a settled charge taken back, twice at once', () => {
-  it('a chargeback: one move, one card retired, no mail, the revenue less the charge once', async () => {
+  it('a chargeback: one move, one card retired, its mail once, the revenue less the charge once', async () => {
     const { customer, id, charge, cardId } = await subscriberWithSettledCharge();
     const revenueBefore = await revenueCents();
     const countedBefore = await refundedCounted();
@@ -66,7 +66,7 @@ describe('the same callback of a settled charge taken back, twice at once', () =
     expect(await cardsOf(customer)).toEqual([]);
     expect(await cardRows(cardId)).toEqual([]);
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'ACTIVE', card_id: null, period_number: 1 });
-    expect(await mailJobs(s, id)).toEqual(['purchased']);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'cardRetired']);
     expect(await revenueCents()).toBe(revenueBefore - charge.amount_cents);
     expect(await refundedCounted()).toEqual({ applied: countedBefore.applied + 1, duplicate: countedBefore.duplicate + 1 });
   });

@@ -92,7 +92,7 @@ describe('a settled subscription charge charged back', () => {
     expect(mitPayments(s, id)).toHaveLength(requestsBefore);
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ period_number: 2, gateway: 'none', state: 'failed' });
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
-    expect(await mailJobs(s, id)).toEqual(['purchased', 'billingFailed']);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'cardRetired', 'billingFailed']);
   });
 
   it('refunded whole in the portal instead: the card stays, and the renewal charges it', async () => {
@@ -127,7 +127,7 @@ describe('a renewal charged back before the shop heard it settled', () => {
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: renewal.id, state: 'failed' });
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
     expect(await cardsOf(customer)).toEqual([]);
-    expect(await mailJobs(s, id)).toEqual(['purchased', 'chargedBack']);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'chargedBack', 'cardRetired']);
 
     const requestsBefore = mitPayments(s, id).length;
     await bill(s, end + 1000 + 86_400_000);

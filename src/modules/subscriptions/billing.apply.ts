@@ -2,7 +2,7 @@ import type { Db } from '../../db/database.js';
 import { subscriptionLateSettlesTotal } from '../../infra/metrics/process-metrics.js';
 import { paysInEuros, type PaymentStatus } from '../payments/index.js';
 import { afterCommit } from '../../db/after-commit.js';
-import { lockCardOwner } from './cards.repository.js';
+import { lockCardOwner, ownCard } from './cards.repository.js';
 import { dropSavedCard } from './cards.service.js';
 import {
   countCharges,
@@ -18,8 +18,14 @@ import {
 import { addMonths, nextAttemptAt } from './periods.js';
 import { countPaymentStatus } from './payments-metric.js';
 import { markRefundDue, markRefunded } from './refunds.js';
-import { queueSubscriptionMail } from './subscriptions.mails.js';
-import { findSubscription, lockSubscription, updateSubscription, type SubscriptionRow } from './subscriptions.repository.js';
+import { queueCardRetiredMail, queueSubscriptionMail } from './subscriptions.mails.js';
+import {
+  findSubscription,
+  lockSubscription,
+  renewingSubscriptionsOfCard,
+  updateSubscription,
+  type SubscriptionRow,
+} from './subscriptions.repository.js';
 
 // What a charge's outcome does to its subscription, in the transaction that finishes the charge.
 // The charge row is finished by a conditional update (pending -> settled/failed), so whoever
@@ -163,7 +169,15 @@ async function retireChargedCard(trx: Db, charge: ChargeRow, cardOwner: number, 
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
-  if (cardId !== null) await dropSavedCard(trx, cardOwner, Number(cardId), now);
+  if (cardId === null) return;
+  const card = await ownCard(trx, cardOwner, Number(cardId));
+  const renewing = await renewingSubscriptionsOfCard(trx, Number(cardId));
+  // Only the transaction that retired it tells: a repeated callback (or two at once, which the owner's lock makes
+  // one after the other) finds the card gone and mails nothing. Each subscription that renewed with it learns why,
+  // and what its renewal is charged to now: another saved card, or none until the customer saves one (left
+  // untold, the renewal failed on no card and the customer first heard of it as a failed renewal).
+  if (!card || !(await dropSavedCard(trx, cardOwner, Number(cardId), now))) return;
+  for (const id of renewing) await queueCardRetiredMail(trx, id, card.last_four ?? '', now);
 }
 
 /** The states of a charge whose money the shop was to give back, which a refund whole at the gateway finishes. */

@@ -8,7 +8,8 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { findCharge, takeOverTelling, type ChargeRow } from './charges.repository.js';
 import { titleOf } from './plans.js';
-import { findPlan, findSubscription, subscriberOf } from './subscriptions.repository.js';
+import { findCard } from './cards.repository.js';
+import { findPlan, findSubscription, subscriberOf, type SubscriptionRow } from './subscriptions.repository.js';
 import { escapeHtml } from '../../infra/html.js';
 
 // The subscription mails: purchased, cancelled, billing failed (its first decline), lapsed (its last retry
@@ -36,7 +37,7 @@ import { escapeHtml } from '../../infra/html.js';
 export const SUBSCRIPTION_MAIL_JOB = 'subscription.mail';
 const MAIL_ATTEMPTS = 8;
 
-export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | 'lapsed' | ChargeMailKind;
+export type SubscriptionMailKind = 'purchased' | 'cancelled' | 'billingFailed' | 'lapsed' | 'cardRetired' | ChargeMailKind;
 /** The mails about one charge, which the job names. */
 type ChargeMailKind =
   | 'startDeclined'
@@ -114,7 +115,7 @@ async function mailUntoldOutcome(db: Kysely<Database>, chargeId: number, now: nu
 export async function queueSubscriptionMail(
   trx: Db,
   subscriptionId: number,
-  kind: Exclude<SubscriptionMailKind, ChargeMailKind>,
+  kind: Exclude<SubscriptionMailKind, ChargeMailKind | 'cardRetired'>,
   now: number,
 ): Promise<void>;
 export async function queueSubscriptionMail(
@@ -129,11 +130,30 @@ export async function queueSubscriptionMail(trx: Db, subscriptionId: number, kin
   await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
 }
 
+/**
+ * Queued by the chargeback that retired the card a subscription renewed with (billing.apply.ts), in its transaction:
+ * the card's last four digits travel with it, as the card's row is gone. Rendered when sent from the subscription as
+ * it is then: renewed with another saved card, or none (a date to save one by; a renewal due, FAILED); nothing when it
+ * renews no more (cancelled, ended).
+ */
+export async function queueCardRetiredMail(trx: Db, subscriptionId: number, lastFour: string, now: number): Promise<void> {
+  const payload = { subscriptionId, kind: 'cardRetired', lastFour };
+  await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
+}
+
+/** The body of a card-retired mail for the subscription as it is now; null when it renews no more. */
+function cardRetiredBody(sub: SubscriptionRow): MessageKey | null {
+  if (!['TRIAL', 'ACTIVE', 'FAILED'].includes(sub.status) || sub.cancel_at_period_end) return null;
+  if (sub.card_id !== null) return 'subscriptions.mail.cardRetiredOtherCard';
+  return sub.status === 'FAILED' ? 'subscriptions.mail.cardRetiredRetrying' : 'subscriptions.mail.cardRetiredNoCard';
+}
+
 const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchasedSubject',
   cancelled: 'subscriptions.mail.cancelledSubject',
   billingFailed: 'subscriptions.mail.billingFailedSubject',
   lapsed: 'subscriptions.mail.lapsedSubject',
+  cardRetired: 'subscriptions.mail.cardRetiredSubject',
   startDeclined: 'subscriptions.mail.startDeclinedSubject',
   startRefunded: 'subscriptions.mail.startDeclinedSubject',
   renewalRefunded: 'subscriptions.mail.refundedSubject',
@@ -151,6 +171,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   cancelled: 'subscriptions.mail.cancelled',
   billingFailed: 'subscriptions.mail.billingFailed',
   lapsed: 'subscriptions.mail.lapsed',
+  cardRetired: 'subscriptions.mail.cardRetiredNoCard',
   startDeclined: 'subscriptions.mail.startDeclined',
   startRefunded: 'subscriptions.mail.startRefunded',
   renewalRefunded: 'subscriptions.mail.renewalRefunded',
@@ -169,7 +190,7 @@ export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandle
 }
 
 export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
-  return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number }) => {
+  return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number; lastFour?: string }) => {
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';
@@ -179,6 +200,9 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     // The plan the subscription is on now, which a declined upgrade left it on.
     const current = job.kind === 'upgradeDeclined' ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
+    const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub) : null;
+    if (job.kind === 'cardRetired' && retiredBody === null) return 'skipped';
+    const cardNow = retiredBody === 'subscriptions.mail.cardRetiredOtherCard' ? await findCard(deps.db, Number(sub.card_id)) : undefined;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
@@ -187,9 +211,12 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
       // The day in Tallinn the period ends on: in UTC, an end in the first hours of a day there was the day before.
       until: lastLocalDay(Number(sub.period_end)),
       amount: charge ? formatEuros(charge.amount_cents, language) : '',
+      lastFour: job.lastFour ?? '',
+      cardNow: cardNow?.last_four ?? '',
     };
     // A subscription cancelled while its renewal failed ends at once (ENDED): no "use it until" a day already past.
-    const body = job.kind === 'cancelled' && sub.status === 'ENDED' ? 'subscriptions.mail.cancelledEnded' : BODIES[job.kind];
+    const body =
+      retiredBody ?? (job.kind === 'cancelled' && sub.status === 'ENDED' ? 'subscriptions.mail.cancelledEnded' : BODIES[job.kind]);
     const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, body, params)];
     await deps.mailer.send({
       to: subscriber.email,

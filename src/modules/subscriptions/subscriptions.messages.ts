@@ -68,6 +68,13 @@ const en = {
   'subscriptions.mail.chargedBackSubject': 'Your bank returned your payment of {amount}',
   'subscriptions.mail.chargedBack':
     'Your bank returned your payment of {amount} for {plan} to you, as it was disputed with them (a chargeback). The money is back with you, so we do not refund it ourselves, nor charge it again.',
+  'subscriptions.mail.cardRetiredSubject': 'We no longer charge your card ending in {lastFour} for {plan}',
+  'subscriptions.mail.cardRetiredNoCard':
+    'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. Your subscription {plan} stays as it is until {until}. To keep it after that, save a new card in your account before then: its renewal is charged to it.',
+  'subscriptions.mail.cardRetiredRetrying':
+    'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. The renewal of your subscription {plan} is still due: save a new card in your account, and the next try charges it.',
+  'subscriptions.mail.cardRetiredOtherCard':
+    'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. Your subscription {plan} is renewed with your saved card ending in {cardNow} from now on.',
 };
 
 const et: Record<keyof typeof en, string> = {
@@ -139,6 +146,13 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.chargedBackSubject': 'Teie pank tagastas teie makse {amount}',
   'subscriptions.mail.chargedBack':
     'Teie pank tagastas teile teie makse {amount} tellimuse {plan} eest, sest see vaidlustati pangas (tagasinõue). Raha on teil tagasi, nii et meie seda ise ei tagasta ega võta uuesti.',
+  'subscriptions.mail.cardRetiredSubject': 'Me ei võta enam tasu tellimuse {plan} eest kaardilt, mille number lõpeb {lastFour}',
+  'subscriptions.mail.cardRetiredNoCard':
+    'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimus {plan} kehtib nagu seni kuni {until}. Et see jätkuks ka pärast seda, salvestage enne seda oma kontol uus kaart: pikendamise tasu võetakse sellelt.',
+  'subscriptions.mail.cardRetiredRetrying':
+    'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimuse {plan} pikendamine ootab endiselt tasu: salvestage oma kontol uus kaart ja järgmisel katsel võetakse tasu sellelt.',
+  'subscriptions.mail.cardRetiredOtherCard':
+    'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimuse {plan} pikendamise tasu võetakse nüüdsest teie salvestatud kaardilt, mille number lõpeb {cardNow}.',
 };
 
 const ru: Record<keyof typeof en, string> = {
@@ -210,6 +224,13 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.chargedBackSubject': 'Ваш банк вернул ваш платёж {amount}',
   'subscriptions.mail.chargedBack':
     'Ваш банк вернул вам платёж {amount} за {plan}, так как он был оспорен в банке (чарджбэк). Деньги уже у вас, поэтому мы сами их не возвращаем и повторно не списываем.',
+  'subscriptions.mail.cardRetiredSubject': 'Мы больше не списываем оплату за {plan} с карты, оканчивающейся на {lastFour}',
+  'subscriptions.mail.cardRetiredNoCard':
+    'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Ваша подписка {plan} действует как прежде до {until}. Чтобы она продолжилась и после, сохраните до этого новую карту в своём аккаунте: продление будет оплачено с неё.',
+  'subscriptions.mail.cardRetiredRetrying':
+    'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Продление вашей подписки {plan} всё ещё ожидает оплаты: сохраните новую карту в своём аккаунте, и при следующей попытке оплата будет списана с неё.',
+  'subscriptions.mail.cardRetiredOtherCard':
+    'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Продление вашей подписки {plan} теперь оплачивается с сохранённой карты, оканчивающейся на {cardNow}.',
 };
 
 export const subscriptionsMessages = { en, et, ru };

@@ -153,3 +153,21 @@ export async function dueSubscriptionIds(db: Db, now: number, afterId: number, l
     .execute();
   return rows.map((row) => Number(row.id));
 }
+
+/**
+ * The subscriptions that renew with card `cardId`: live past a first month (TRIAL, ACTIVE, FAILED retrying), not
+ * cancelled at their period's end. Those a chargeback that retires the card tells (billing.apply.ts). A client has
+ * one live subscription per kind of plan, so a card has a handful at most; bounded all the same.
+ */
+export async function renewingSubscriptionsOfCard(db: Db, cardId: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('subscription')
+    .select('id')
+    .where('card_id', '=', cardId)
+    .where('status', 'in', ['TRIAL', 'ACTIVE', 'FAILED'])
+    .where('cancel_at_period_end', '=', false)
+    .orderBy('id')
+    .limit(100)
+    .execute();
+  return rows.map((row) => Number(row.id));
+}
