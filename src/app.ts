@@ -303,6 +303,7 @@ const metricsDeps = (config: Config, infra: Infra) => ({
   database: infra.database,
   ...(infra.clock ? { clock: infra.clock } : {}),
   token: config.metrics.token,
+  authFailuresPerIp: config.metrics.authFailuresPerIp,
   defaultLanguage: config.defaultLanguage,
 });
 

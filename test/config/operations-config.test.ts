@@ -9,7 +9,12 @@ import { configProblems } from '../helpers/config.js';
 describe('metrics and log settings', () => {
   it('serve no /metrics and choose the log format by the terminal by default', () => {
     const config = loadConfig({});
-    expect(config.metrics).toEqual({ host: '127.0.0.1', port: undefined, token: undefined });
+    expect(config.metrics).toEqual({
+      host: '127.0.0.1',
+      port: undefined,
+      token: undefined,
+      authFailuresPerIp: { max: 20, windowMs: 15 * 60_000 },
+    });
     expect(config.logFormat).toBe('auto');
   });
 
@@ -20,7 +25,7 @@ describe('metrics and log settings', () => {
       METRICS_TOKEN: 'a-long-enough-token-123',
       LOG_FORMAT: 'json',
     });
-    expect(config.metrics).toEqual({ host: '0.0.0.0', port: 9464, token: 'a-long-enough-token-123' });
+    expect(config.metrics).toMatchObject({ host: '0.0.0.0', port: 9464, token: 'a-long-enough-token-123' });
     expect(config.logFormat).toBe('json');
     expect(loadConfig({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
   });

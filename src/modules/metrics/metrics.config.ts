@@ -1,4 +1,5 @@
 import type { EnvReader } from '../../infra/env.js';
+import type { RateLimit } from '../../infra/rate-limit.js';
 
 /** The `metrics` section: where /metrics is served, if anywhere. */
 export interface MetricsConfig {
@@ -8,6 +9,8 @@ export interface MetricsConfig {
   port: number | undefined;
   /** METRICS_TOKEN: without a listener of its own, the main API serves /metrics to `Authorization: Bearer <token>`. */
   token: string | undefined;
+  /** METRICS_AUTH_FAILURES_PER_IP: wrong tokens one client address may send before it gets 429s, unchecked. */
+  authFailuresPerIp: RateLimit;
 }
 
 /** A token anyone could guess protects nothing. */
@@ -23,7 +26,7 @@ export function readMetricsConfig(env: EnvReader): MetricsConfig {
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
     env.problem(`METRICS_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters long`);
   }
-  return { host, port, token };
+  return { host, port, token, authFailuresPerIp: env.rateLimit('METRICS_AUTH_FAILURES_PER_IP', '20/15m') };
 }
 
 /** Where /metrics is answered: its own listener, the main API behind a bearer token, or nowhere (a 404). */

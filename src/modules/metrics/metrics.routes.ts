@@ -4,8 +4,10 @@ import { Registry } from 'prom-client';
 import type { DatabaseHandle } from '../../db/database.js';
 import { errorBody } from '../../http/errors.js';
 import { translate, type Language } from '../../i18n/index.js';
+import { addressKey } from '../../infra/address-key.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { processMetrics, startNodeMetrics } from '../../infra/metrics/process-metrics.js';
+import { countedHits, countHit, refundHit, type RateLimit } from '../../infra/rate-limit.js';
 import { databaseGauges } from './database-gauges.js';
 
 export interface MetricsDeps {
@@ -13,6 +15,8 @@ export interface MetricsDeps {
   clock?: Clock;
   /** Required as `Authorization: Bearer <token>` when given. */
   token: string | undefined;
+  /** Wrong tokens one client address may send (METRICS_AUTH_FAILURES_PER_IP). */
+  authFailuresPerIp: RateLimit;
   /** The language of the 401 when the request has none of its own (the metrics listener has no request context). */
   defaultLanguage: Language;
 }
@@ -31,17 +35,47 @@ export const metricsRoutes: FastifyPluginAsync<MetricsDeps> = async (app, deps) 
   // the token's length does not show either.
   const expected = deps.token === undefined ? undefined : sha256(deps.token);
 
-  const authorized = (request: FastifyRequest): boolean => {
-    if (expected === undefined) return true;
-    const header = request.headers.authorization;
+  const tokenMatches = (header: string | undefined): boolean => {
     const match = typeof header === 'string' ? /^Bearer (\S+)$/i.exec(header.trim()) : null;
-    return match !== null && timingSafeEqual(sha256(match[1]!), expected);
+    return match !== null && timingSafeEqual(sha256(match[1]!), expected!);
+  };
+
+  // Wrong tokens are counted per client address (by addressKey, as every per-address limit) in the
+  // database, like export logins: each attempt is counted before its check and a right token takes
+  // its count back, so guesses sent at once cannot all pass a count read before any of them was
+  // made. Past the limit the address gets a 429 without a check, so a right guess cannot show.
+  const failureKey = (ip: string) => `metrics:fail:${addressKey(ip)}`;
+  const now = () => (deps.clock ?? systemClock).now();
+
+  /** 'ok', 'wrong' (a 401), or the seconds the address must wait (a 429, nothing checked). */
+  const authorize = async (request: FastifyRequest): Promise<'ok' | 'wrong' | number> => {
+    if (expected === undefined) return 'ok';
+    // No credentials at all guess nothing (a probe, a scraper not yet configured): a 401, not counted.
+    if (request.headers.authorization === undefined) return 'wrong';
+    const limit = deps.authFailuresPerIp;
+    const key = failureKey(request.ip);
+    const at = now();
+    if ((await countHit(deps.database.db, key, limit, at)) > limit.max) {
+      // Refused ones are not counted: the address is let in again when the window ends.
+      await refundHit(deps.database.db, key, limit, at);
+      return (await countedHits(deps.database.db, key, limit, at)).secondsLeft;
+    }
+    if (!tokenMatches(request.headers.authorization)) return 'wrong';
+    await refundHit(deps.database.db, key, limit, at);
+    return 'ok';
   };
 
   app.get('/metrics', { config: { storeScoped: false }, schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     reply.header('Cache-Control', 'no-store');
-    if (!authorized(request)) {
-      const message = translate(request.language ?? deps.defaultLanguage, 'auth.unauthorized');
+    const outcome = await authorize(request);
+    // Answered here, not thrown: the metrics listener has no error handler of the API's.
+    const language = request.language ?? deps.defaultLanguage;
+    if (typeof outcome === 'number') {
+      const message = translate(language, 'error.tooManyRequests', { seconds: outcome });
+      return reply.code(429).header('Retry-After', String(outcome)).send(errorBody(429, message));
+    }
+    if (outcome === 'wrong') {
+      const message = translate(language, 'auth.unauthorized');
       return reply.code(401).header('WWW-Authenticate', 'Bearer').send(errorBody(401, message));
     }
     await gauges.refresh();
