@@ -1,5 +1,6 @@
 import type { Batch, IdBase } from './batch.js';
 import { push } from './batch.js';
+import { normaliseEmail } from '../infra/email-address.js';
 import { FIRST_NAMES, LAST_NAMES, fullName, isFemaleName, type Origin } from './people-names.js';
 import type { Random } from './random.js';
 
@@ -69,6 +70,10 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
   let userId = ids.app_user;
   let accountId = ids.client_account;
   const clients: DemoClient[] = [];
+  // The newsletter flag of a user is "subscribed in some store"; the profile's consent and the
+  // newsletter lists read the subscriptions, one per store: a flagged user is subscribed in the
+  // store of each of its accounts, consented when it registered.
+  const subscribers = new Map<number, { email: string; language: string; created: number; stores: Set<string> }>();
   const addAccount = (
     user: number,
     storeCode: 'WEB' | 'WEB2',
@@ -91,6 +96,20 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
       created_at: created,
       updated_at: created,
     });
+    const subscriber = subscribers.get(user);
+    if (subscriber !== undefined && !subscriber.stores.has(storeCode)) {
+      subscriber.stores.add(storeCode);
+      push(batch, 'newsletter_subscriber', {
+        email: subscriber.email,
+        store_code: storeCode,
+        language: subscriber.language,
+        source: 'registration',
+        consented_at: subscriber.created,
+        withdrawn_at: null,
+        created_at: subscriber.created,
+        updated_at: subscriber.created,
+      });
+    }
     return { id, code };
   };
   const addUser = (
@@ -125,6 +144,7 @@ export function accountRows(random: Random, ids: IdBase, batch: Batch, options: 
       reset_token_hash: null,
       reset_expires_at: null,
     });
+    if (id % 3 === 0) subscribers.set(id, { email: normaliseEmail(email), language, created, stores: new Set() });
     return id;
   };
 

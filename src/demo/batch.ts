@@ -19,6 +19,7 @@ export const INSERT_ORDER: readonly TableName[] = [
   'app_user',
   'company',
   'client_account',
+  'newsletter_subscriber',
   'product',
   'product_alt_code',
   'product_store',

@@ -14,7 +14,7 @@ import { pruneIntegrationEvents } from '../../src/modules/integrations/index.js'
 import { boughtProductPage } from '../../src/modules/orders/order-history.repository.js';
 import { moveOrder } from '../../src/modules/orders/order-states.js';
 import { newsletterRequestPruning } from '../../src/modules/newsletter/index.js';
-import { expirePendingRequests, withdrawEverywhere } from '../../src/modules/newsletter/newsletter.repository.js';
+import { expirePendingRequests, findSubscriber, withdrawSubscriber } from '../../src/modules/newsletter/newsletter.repository.js';
 import { socialSignInPruning, usedIdTokenPruning } from '../../src/modules/social/index.js';
 import { subscriptionCardPruning } from '../../src/modules/subscriptions/index.js';
 import { sessionActionPruning } from '../../src/modules/tracking/index.js';
@@ -117,7 +117,8 @@ describe('statements on tables that grow every day', () => {
     // A guest's confirmation link, by its token's hash.
     await findRequestByToken(db, 'a'.repeat(64), now);
     await expirePendingRequests(db, 'someone@example.ee', 'WEB', now);
-    await withdrawEverywhere(db, 'someone@example.ee', now);
+    await withdrawSubscriber(db, 'someone@example.ee', 'WEB', now);
+    await findSubscriber(db, 'someone@example.ee', 'WEB');
     const member = await createCustomer(t.database.db, { kind: 'BUSINESS' });
     expect(await removeAccount(db, member.clientAccountId, await userIdOf(t.database.db, member), now)).toBe(true);
     await expectIndexed(statements);

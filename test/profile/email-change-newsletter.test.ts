@@ -3,6 +3,7 @@ import {
   changeEmailConfirmed,
   createAccountsTestApp,
   GOOD_PASSWORD,
+  login,
   registerVerified,
   uniqueEmail,
   type AccountsTestApp,
@@ -103,8 +104,13 @@ describe('a confirmed email change and the newsletter', () => {
       { email: newEmail, store: 'WEB2', granted: true },
     ]);
 
+    // The switch of each store withdraws that store's subscription; the flag follows the last.
     const withdrawn = (await call('PUT', '/client-account', { marketingConsents: { email: false } })).json();
     expect(withdrawn.marketingConsents.email.granted).toBe(false);
+    expect((await rowsOf(newEmail)).map((row) => row.subscribed)).toEqual([false, true]);
+    const web2 = (await login(t, newEmail, GOOD_PASSWORD, 'WEB2')).json().accessToken as string;
+    const withdrawn2 = (await as(t, web2, 'WEB2')('PUT', '/client-account', { marketingConsents: { email: false } })).json();
+    expect(withdrawn2.marketingConsents.email.granted).toBe(false);
     expect((await rowsOf(newEmail)).map((row) => row.subscribed)).toEqual([false, false]);
     expect(await rowsOf(oldEmail)).toEqual([]);
     const flag = await db().selectFrom('app_user').select('newsletter').where('id', '=', userId).executeTakeFirstOrThrow();

@@ -4,9 +4,9 @@ import { oneClick, oneClickPath, subscribeConfirmed } from '../newsletter/helper
 import { as } from './helpers.js';
 
 // GET /client-account tells when the email marketing consent was last given and last withdrawn
-// ("null if never"). The consent is the newsletter subscription of the confirmed login email, which
-// the profile's switch, the subscribe form's link and the unsubscribe link of any mail all change:
-// the times follow each of them, not only the profile's switch.
+// ("null if never"). The consent is the newsletter subscription of the confirmed login email in the
+// request's store, which the profile's switch, the subscribe form's link and the unsubscribe link
+// of the store's mails all change: the times follow each of them, not only the profile's switch.
 
 let t: AccountsTestApp;
 beforeAll(async () => {
@@ -41,7 +41,7 @@ describe('the email marketing consent of GET /client-account', () => {
     await as(t, token)('PUT', '/client-account', { marketingConsents: { email: true } });
     await as(t, token)('PUT', '/client-account', { marketingConsents: { email: false } });
     const before = Date.now();
-    await subscribeConfirmed(t, email, 'en', 'WEB2');
+    await subscribeConfirmed(t, email, 'en', 'WEB');
     const consent = await emailConsent(token);
     expect(consent.granted).toBe(true);
     expect(Date.parse(consent.givenAt!), JSON.stringify(consent)).toBeGreaterThanOrEqual(before);

@@ -331,6 +331,21 @@ describe(`the demo bookstore (${engine})`, () => {
     }
   });
 
+  it("subscribes the users with the newsletter flag in their accounts' stores, which the profile and the lists read", async () => {
+    const pairs = await db()
+      .selectFrom('app_user as u')
+      .innerJoin('client_account as ca', 'ca.user_id', 'u.id')
+      .leftJoin('newsletter_subscriber as ns', (join) =>
+        join.onRef('ns.email', '=', 'u.email').onRef('ns.store_code', '=', 'ca.store_code').on('ns.withdrawn_at', 'is', null),
+      )
+      .select(['u.newsletter', 'ns.id as subscriber'])
+      .execute();
+    const flagged = pairs.filter((pair) => Boolean(pair.newsletter));
+    expect(flagged.length).toBeGreaterThan(0);
+    expect(flagged.filter((pair) => pair.subscriber === null)).toEqual([]);
+    expect(pairs.filter((pair) => !pair.newsletter && pair.subscriber !== null)).toEqual([]);
+  });
+
   it('lets the demo users log in with the documented password; they have comments and ratings', async () => {
     for (const demo of DEMO_LOGINS) {
       const role = demo.business ? 'BUSINESS' : 'SIMPLE';

@@ -97,22 +97,14 @@ export function findCurrentSubscriber(db: Db, email: string, storeCode: string):
     .executeTakeFirst();
 }
 
-/**
- * When the address last consented in any store, and whether it is subscribed anywhere now with the
- * last withdrawal (null: never). One row per store, found by newsletter_subscriber's (email, store_code) key.
- */
-export async function consentTimesOf(
-  db: Db,
-  email: string,
-): Promise<{ consentedAt: number | null; withdrawnAt: number | null; subscribed: boolean }> {
-  const rows = await db.selectFrom('newsletter_subscriber').select(['consented_at', 'withdrawn_at']).where('email', '=', email).execute();
-  const latest = (times: Array<number | null>) =>
-    times.reduce<number | null>((max, time) => (time === null || (max !== null && max >= Number(time)) ? max : Number(time)), null);
-  return {
-    consentedAt: latest(rows.map((row) => row.consented_at)),
-    withdrawnAt: latest(rows.map((row) => row.withdrawn_at)),
-    subscribed: rows.some((row) => row.withdrawn_at === null),
-  };
+/** The address's row in the store, current or withdrawn (one per address and store: newsletter_subscriber_email_store). */
+export function findSubscriber(db: Db, email: string, storeCode: string): Promise<SubscriberRow | undefined> {
+  return db
+    .selectFrom('newsletter_subscriber')
+    .selectAll()
+    .where('email', '=', email)
+    .where('store_code', '=', storeCode)
+    .executeTakeFirst();
 }
 
 /** Sets the language of the address's current subscription in the store (none: nothing changes). */
@@ -226,23 +218,6 @@ export async function withdrawSubscriber(db: Db, email: string, storeCode: strin
     .where('withdrawn_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
-}
-
-/** Cancels the address's pending confirmation links and withdraws its subscriptions in every store (requests first: newsletter.service.ts). */
-export async function withdrawEverywhere(db: Db, email: string, now: number): Promise<void> {
-  await db
-    .updateTable('newsletter_request')
-    .set({ expires_at: now })
-    .where('email', '=', email)
-    .where('confirmed_at', 'is', null)
-    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
-    .execute();
-  await db
-    .updateTable('newsletter_subscriber')
-    .set({ withdrawn_at: now, updated_at: now })
-    .where('email', '=', email)
-    .where('withdrawn_at', 'is', null)
-    .execute();
 }
 
 /**

@@ -9,7 +9,6 @@ import { newsletterConsentChanged } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   carrySubscriber,
-  consentTimesOf,
   currentSubscriptionsOf,
   deleteAddressRows,
   expirePendingRequests,
@@ -17,12 +16,12 @@ import {
   findLiveRequestByToken,
   findUserIdByEmail,
   findRequest,
+  findSubscriber,
   insertRequest,
   markRequestConfirmed,
   setSubscriberLanguage,
   syncUserNewsletterFlag,
   upsertSubscriber,
-  withdrawEverywhere,
   withdrawSubscriber,
 } from './newsletter.repository.js';
 import type { Recipient, UnsubscribeSigner } from './unsubscribe-link.js';
@@ -86,17 +85,19 @@ export async function subscribedLanguage(db: Db, confirmedEmail: string, storeCo
 }
 
 /**
- * When a person's confirmed address last gave the newsletter consent (in any store: the profile's
- * switch, the subscribe form's link, a registration's tick) and, while it is subscribed nowhere, when
- * it withdrew the last one (the profile's switch or any mail's unsubscribe link); null: never, or
- * not known from the subscriptions (a withdrawal while another store's subscription stands).
+ * When a person's confirmed address last gave the store's newsletter consent (the profile's switch,
+ * the subscribe form's link, a registration's tick) and, while it is not subscribed there, when it
+ * withdrew it (the profile's switch or the unsubscribe link of the store's mails); null: never.
+ * Per store, as the subscriptions are: the profile's switch in a store is that store's newsletter.
  */
 export async function newsletterConsentTimes(
   db: Db,
   confirmedEmail: string,
+  storeCode: string,
 ): Promise<{ givenAt: number | null; withdrawnAt: number | null }> {
-  const times = await consentTimesOf(db, normaliseEmail(confirmedEmail));
-  return { givenAt: times.consentedAt, withdrawnAt: times.subscribed ? null : times.withdrawnAt };
+  const row = await findSubscriber(db, normaliseEmail(confirmedEmail), storeCode);
+  if (row === undefined) return { givenAt: null, withdrawnAt: null };
+  return { givenAt: Number(row.consented_at), withdrawnAt: row.withdrawn_at === null ? null : Number(row.withdrawn_at) };
 }
 
 /** Sets the language of the address's current subscription in the store, if it has one. */
@@ -114,9 +115,12 @@ export async function setSubscribedLanguage(
 
 /**
  * The marketing mail consent of a logged-in person whose address is confirmed already (the email a
- * registration just verified, a client's profile): no confirmation mail is needed, so wanting it
- * subscribes the address in the store at once, and not wanting it withdraws it everywhere (the
- * consent is the person's, not one store's). The account's flag follows, in the same transaction.
+ * registration just verified, a client's profile) in one store: no confirmation mail is needed, so
+ * wanting it subscribes the address in the store at once, and not wanting it withdraws the store's
+ * subscription and cancels the store's pending links. Per store, as the subscriptions, the unsubscribe
+ * links and the profile's switch are: a switch turned off in one store withdrew every store's before,
+ * while a switch turned on there (or the other store's unsubscribe link) changed that store alone.
+ * The account's flag (subscribed anywhere) follows, in the same transaction.
  */
 export async function setConfirmedAddressConsent(
   trx: Db,
@@ -125,13 +129,13 @@ export async function setConfirmedAddressConsent(
 ): Promise<void> {
   const email = normaliseEmail(input.email);
   if (input.wanted) await upsertSubscriber(trx, { email, storeCode: input.storeCode, language: input.language, source: input.source }, now);
-  else await withdrawEverywhere(trx, email, now);
+  else {
+    // The requests before the subscription, as every writer of an address's rows takes them.
+    await expirePendingRequests(trx, email, input.storeCode, now);
+    await withdrawSubscriber(trx, email, input.storeCode, now);
+  }
   await syncUserNewsletterFlag(trx, email, now);
-  await newsletterConsentChanged(
-    trx,
-    { email, storeCode: input.wanted ? input.storeCode : null, granted: input.wanted, source: input.source },
-    now,
-  );
+  await newsletterConsentChanged(trx, { email, storeCode: input.storeCode, granted: input.wanted, source: input.source }, now);
 }
 
 /**

@@ -18,6 +18,7 @@ export function findProfile(db: Db, clientAccountId: number) {
     .innerJoin('app_user', 'app_user.id', 'client_account.user_id')
     .select([
       'client_account.code',
+      'client_account.store_code',
       'app_user.id as user_id',
       'app_user.email',
       'app_user.password_hash',
@@ -408,8 +409,10 @@ export interface OfferRecipient {
  * The accounts that may be mailed wishlist offers: the preference row's `wishlistOffers` and email
  * channel on (no row: the defaults, DEFAULT_NOTIFICATIONS in profile.service.ts, where it is off),
  * the account ACTIVE (not removed, erased or waiting), and the EMAIL marketing consent given as
- * readProfile tells it: the user's newsletter flag while its login email is confirmed (no
- * unconfirmed_login_email row). The callers then drop an address its server refused (reachable).
+ * readProfile tells it: the login email confirmed (no unconfirmed_login_email row) and subscribed to
+ * the newsletter of the account's store (newsletter_subscriber, by its email and store key; the
+ * user's newsletter flag, subscribed anywhere, narrows first). The callers then drop an address its
+ * server refused (reachable).
  */
 function offerRecipients(db: Db) {
   return db
@@ -422,7 +425,16 @@ function offerRecipients(db: Db) {
     .where('cp.email_channel', '=', true)
     .where('ca.status', '=', 'ACTIVE')
     .where('u.newsletter', '=', true)
-    .where('ule.user_id', 'is', null);
+    .where('ule.user_id', 'is', null)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('newsletter_subscriber as ns')
+          .select('ns.id')
+          .whereRef('ns.email', '=', 'u.email')
+          .whereRef('ns.store_code', '=', 'ca.store_code')
+          .where('ns.withdrawn_at', 'is', null),
+      ),
+    );
 }
 
 const toRecipient = (row: { client_account_id: number; store_code: string; email: string; language: string }): OfferRecipient => ({

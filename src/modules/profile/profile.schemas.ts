@@ -62,7 +62,11 @@ export const ClientAccountUpdate = Type.Object(
     marketingConsents: Type.Optional(
       Type.Object(
         {
-          email: Type.Optional(Type.Boolean({ description: 'Marketing mail (the newsletter flag of registration)' })),
+          email: Type.Optional(
+            Type.Boolean({
+              description: "Marketing mail: the newsletter subscription of the confirmed login email in the request's store",
+            }),
+          ),
           sms: Type.Optional(Type.Boolean()),
           personalisation: Type.Optional(Type.Boolean({ description: 'Offers based on what the client buys and views' })),
         },

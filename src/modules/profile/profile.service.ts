@@ -54,8 +54,16 @@ async function profileOf(db: Db, actor: Pick<ProfileActor, 'clientAccountId'>) {
 const DEFAULT_CHANNELS: Preferences['channels'] = { email: true, sms: false };
 const DEFAULT_NOTIFICATIONS: Preferences['notifications'] = { orderUpdates: true, backInStock: true, wishlistOffers: false };
 
-/** The EMAIL marketing consent: the newsletter flag, while the login email is confirmed (readProfile). */
-const emailMarketingConsent = (newsletter: unknown, emailConfirmed: boolean) => emailConfirmed && Boolean(newsletter);
+/**
+ * The EMAIL marketing consent in a store: the confirmed login email's newsletter subscription there
+ * (modules/newsletter keeps them per store). Not app_user.newsletter, which is true while the address
+ * is subscribed in any store: a shopper subscribed in WEB saw WEB2's switch on, though WEB2's
+ * newsletter did not come, and could not turn it on (the switch was on already). While the login
+ * email is not confirmed, the address's subscriptions are its owner's, not this user's.
+ */
+async function emailMarketingConsent(db: Db, email: string, storeCode: string, emailConfirmed: boolean): Promise<boolean> {
+  return emailConfirmed && (await subscribedLanguage(db, email, storeCode)) !== undefined;
+}
 
 /**
  * The client's login email (normalised) while a marketing mail may be sent to it, else null: the
@@ -67,7 +75,10 @@ const emailMarketingConsent = (newsletter: unknown, emailConfirmed: boolean) => 
 export async function marketingEmailOf(db: Db, clientAccountId: number): Promise<string | null> {
   const profile = await findProfile(db, clientAccountId);
   if (!profile) return null;
-  if (!emailMarketingConsent(profile.newsletter, await isLoginEmailConfirmed(db, profile.user_id))) return null;
+  // The newsletter flag (subscribed anywhere) first: most clients have none, and it is on the row read already.
+  if (!profile.newsletter) return null;
+  const confirmed = await isLoginEmailConfirmed(db, profile.user_id);
+  if (!(await emailMarketingConsent(db, profile.email, profile.store_code, confirmed))) return null;
   // The saved row alone: without one the channel is on (DEFAULT_CHANNELS), and the profile is read already.
   const saved = await findPreferences(db, clientAccountId);
   if (!(saved === undefined ? DEFAULT_CHANNELS.email : Boolean(saved.email_channel))) return null;
@@ -79,23 +90,21 @@ export async function marketingEmailOf(db: Db, clientAccountId: number): Promise
 export async function readProfile(db: Db, actor: ProfileActor) {
   const profile = await profileOf(db, actor);
   const latest = await latestConsentEvents(db, profile.user_id);
-  // The newsletter flag follows the subscriptions of the login email (modules/newsletter): while
-  // that address is not confirmed, they are its owner's, not this user's.
   const emailConfirmed = await isLoginEmailConfirmed(db, profile.user_id);
-  const newsletter = emailMarketingConsent(profile.newsletter, emailConfirmed);
-  // The email consent is also given and withdrawn by links (the subscribe form's, any mail's
-  // unsubscribe), which the newsletter records on the subscriptions, not here: their times count too.
-  const links = emailConfirmed ? await newsletterConsentTimes(db, profile.email) : { givenAt: null, withdrawnAt: null };
+  const newsletter = await emailMarketingConsent(db, profile.email, actor.storeCode, emailConfirmed);
+  // The email consent is also given and withdrawn by links (the subscribe form's, the store's mails'
+  // unsubscribe), which the newsletter records on the store's subscription, not here: their times count too.
+  const links = emailConfirmed ? await newsletterConsentTimes(db, profile.email, actor.storeCode) : { givenAt: null, withdrawnAt: null };
   const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
   const state = (consent: MarketingConsent) => {
     const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
     const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
-    // Registration records the marketing mail consent only as app_user.newsletter, given with the terms.
+    // A subscription with no time of its own to show (none before its link or switch): given with the terms.
     const registered = consent === 'EMAIL' && newsletter ? (profile.terms_accepted_at ?? profile.created_at) : null;
     const fromLinks = consent === 'EMAIL' ? links : { givenAt: null, withdrawnAt: null };
     const givenAt = later(given ? Number(given.created_at) : null, fromLinks.givenAt) ?? registered;
     const withdrawnAt = later(withdrawn ? Number(withdrawn.created_at) : null, fromLinks.withdrawnAt);
-    // The newer of the two is the consent's state; the email consent is the newsletter flag.
+    // The newer of the two is the consent's state; the email consent is the store's subscription.
     const granted =
       consent === 'EMAIL' ? newsletter : given !== undefined && (withdrawn === undefined || Number(given.id) > Number(withdrawn.id));
     return {
