@@ -30,6 +30,8 @@ beforeAll(async () => {
       CONTACT_RATE_LIMIT_PER_IP: '3/1h',
       // The tests send as one sender; the per-email limit's own test uses senders of its own.
       CONTACT_RATE_LIMIT_PER_EMAIL: '15/1h',
+      // The acknowledgements to one address have their own test (ack-per-address.test.ts).
+      CONTACT_ACK_PER_EMAIL: '1000/1d',
       BACKOFFICE_EMAILS: 'backoffice@example.ee',
     },
   });

@@ -15,9 +15,15 @@ export interface ContactMailJob {
   message: ContactMessage;
 }
 
-/** Queues both mails in the caller's transaction: they are sent if and only if it commits. */
-export async function queueContactMails(trx: Db, message: ContactMessage, maxAttempts: number, now: number): Promise<void> {
-  for (const to of ['office', 'sender'] as const) {
+/** Queues the office's mail and, unless `acknowledge` is false, the sender's, in the caller's transaction: sent if and only if it commits. */
+export async function queueContactMails(
+  trx: Db,
+  message: ContactMessage,
+  maxAttempts: number,
+  now: number,
+  acknowledge = true,
+): Promise<void> {
+  for (const to of acknowledge ? (['office', 'sender'] as const) : (['office'] as const)) {
     const payload: ContactMailJob = { to, message };
     await enqueueJob(trx, { type: CONTACT_MAIL_JOB, payload: { ...payload } }, { maxAttempts, now });
   }

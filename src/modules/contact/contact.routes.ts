@@ -74,7 +74,7 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
       const ownEmail = principal === undefined ? null : await confirmedEmailOf(db, principal.clientAccountId);
       const message = contactMessageOf({ ...counted, storeCode: store.code, language: request.language, ownEmail });
       if (message !== undefined) {
-        await db.transaction().execute((trx) => queueContactMessage(trx, message, config.jobs.maxAttempts, counted.now));
+        await db.transaction().execute((trx) => queueContactMessage(trx, message, config.contact, config.jobs.maxAttempts, counted.now));
       }
       reply.header('Cache-Control', 'no-store');
       return reply.code(202).send({});

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import type { Language } from '../../i18n/index.js';
 import { addressKey } from '../../infra/address-key.js';
-import { consumeRateLimit } from '../../infra/rate-limit.js';
+import { consumeRateLimit, countHit } from '../../infra/rate-limit.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { mailboxKey, normaliseEmail } from '../../infra/email-address.js';
 import { queueContactMails } from './contact.jobs.js';
@@ -63,7 +63,25 @@ export function contactMessageOf(input: ContactInput): ContactMessage | undefine
  * caller's transaction, unless the same message came within the resubmit window: a double click or
  * a retry would mail the office the same message twice, and the sender two acknowledgements.
  */
-export async function queueContactMessage(trx: Db, message: ContactMessage, maxAttempts: number, now: number): Promise<void> {
+export async function queueContactMessage(
+  trx: Db,
+  message: ContactMessage,
+  limits: Pick<ContactSection, 'ackPerEmail'>,
+  maxAttempts: number,
+  now: number,
+): Promise<void> {
   if (!(await isFirstSubmission(trx, submissionKey('contact', message), now))) return;
-  await queueContactMails(trx, message, maxAttempts, now);
+  await queueContactMails(trx, message, maxAttempts, now, await mayAcknowledge(trx, message, limits, now));
+}
+
+/**
+ * Whether the sender gets an acknowledgement. A guest's address is whatever was typed: each message
+ * from a new client address mailed it one, so many addresses together sent a stranger the per-email
+ * limit's worth an hour, every hour (5 an hour: 120 a day). Past CONTACT_ACK_PER_EMAIL (one a day by
+ * default, counted per mailbox: `+tags` and dots are one inbox) the office still gets the message and
+ * the address nothing. A logged-in customer's own confirmed email is theirs: always acknowledged.
+ */
+async function mayAcknowledge(trx: Db, message: ContactMessage, limits: Pick<ContactSection, 'ackPerEmail'>, now: number) {
+  if (message.copyToSender) return true;
+  return (await countHit(trx, `contact:ack:${mailboxKey(message.email)}`, limits.ackPerEmail, now)) <= limits.ackPerEmail.max;
 }
