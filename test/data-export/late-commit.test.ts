@@ -1,11 +1,15 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importKinds } from '../../src/import-kinds.js';
 import { systemClock } from '../../src/infra/clock.js';
 import { gdprCommand } from '../../src/modules/gdpr/index.js';
 import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
-import { T0, exportUser, insertSales, ymdHis } from './fixtures.js';
+import { T0, exportUser, insertProduct, insertSales, ymdHis } from './fixtures.js';
 
 // A writer whose transaction commits later than DATA_EXPORT_SETTLE_MS after it stamped its rows: a
 // partner that reads the window of the stamp meanwhile (ended and settled, the row not committed
@@ -63,4 +67,90 @@ describe.skipIf(engine !== 'postgres')('a write that commits after the settle wi
     expect(listed(await get(`/sales-history?${window}`), 'order')).toEqual(['ERASED-LATE']);
     expect(listed(await get(`/client-account?${window}`), 'client')).toContain(erased.clientCode);
   });
+});
+
+describe.skipIf(engine !== 'postgres')('a product feed that deactivates the unlisted products batch by batch', () => {
+  // 500 a transaction: a batch that begins later than DATA_EXPORT_SETTLE_MS after the stamp it writes
+  // is past the cut's reach (its transaction began after the window had settled).
+  it('stamps each batch when it runs, so a partner reading window after window finds every product', async () => {
+    const db = t.database.db;
+    const codes: string[] = [];
+    for (let i = 0; i < 501; i += 1) codes.push(`DEACT-${String(i).padStart(3, '0')}`);
+    // One fixture product, copied 500 times in one statement (each store row with it).
+    const template = await insertProduct(db, { code: codes[0]!, createdAt: T0 });
+    const { rows: columns } = await sql<{ name: string }>`
+      select column_name as name from information_schema.columns
+      where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
+      db,
+    );
+    const copied = sql.join(columns.map((column) => sql.ref(column.name)));
+    const { rows: copies } = await sql<{ id: number }>`
+      insert into product (code, ${copied}) select 'DEACT-' || lpad(g::text, 3, '0'), ${copied}
+      from product, generate_series(1, 500) g where id = ${template} order by g returning id`.execute(db);
+    await sql`insert into product_store (product_id, store_code) select id, 'WEB' from product where code like 'DEACT-%' and id <> ${template}`.execute(
+      db,
+    );
+    const ids = [template, ...copies.map((row) => Number(row.id))];
+    const dir = mkdtempSync(join(tmpdir(), 'late-commit-'));
+    const file = join(dir, 'products.ndjson');
+    const line = {
+      code: 'DEACT-KEPT',
+      type: 'BOOK',
+      name: 'Raamat',
+      stores: ['WEB'],
+      shopPrice: 19.99,
+      vatRate: 9,
+      availability: 'AVAILABLE',
+    };
+    writeFileSync(file, JSON.stringify(line) + '\n');
+    const start = Math.floor(Date.now() / 1000) * 1000 + 1000;
+    await sleepUntil(start);
+    // The window the partner reads first: the import's stamp falls in it, batch by batch.
+    const first = `updatedFrom=${q(start)}&updatedTo=${q(start + 4000)}`;
+    const all = async (window: string) => {
+      const response = await get(`/product?${window}&per-page=1000`);
+      expect(response.statusCode, response.body).toBe(200);
+      return (response.json() as Array<{ code: string }>).map((item) => item.code);
+    };
+    let imported: Promise<unknown> | undefined;
+    const holdFirst = await db.startTransaction().execute();
+    let holdSecond: typeof holdFirst | undefined;
+    let seenFirst: string[];
+    try {
+      await sql`select id from product where id = ${ids[0]!} for update`.execute(holdFirst);
+      imported = importKinds.products!.create({ db, clock: systemClock, log: t.app.log }, { force: true })(file, () => {});
+      await until('the first batch to wait on the lock', async () => (await lockWaiters(db)) >= 1);
+      // The first batch is slow (here: a lock) until the window has ended and settled...
+      await sleepUntil(start + 5000 + SETTLE_MS + 200);
+      // ...and the second waits on a lock taken only now, in a transaction that began after the window.
+      holdSecond = await db.startTransaction().execute();
+      await sql`select id from product where id = ${ids[500]!} for update`.execute(holdSecond);
+      await holdFirst.commit().execute();
+      const inactive = async () =>
+        Number(
+          (
+            await db
+              .selectFrom('product')
+              .select((eb) => eb.fn.countAll().as('n'))
+              .where('is_active', '=', false)
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      await until('the second batch to wait on the lock', async () => (await inactive()) === 500 && (await lockWaiters(db)) >= 1);
+      // The partner reads the window now: the first batch has committed, the second is open.
+      seenFirst = await all(first);
+      await holdSecond.commit().execute();
+      await imported;
+    } finally {
+      if (!holdFirst.isCommitted && !holdFirst.isRolledBack) await holdFirst.rollback().execute();
+      if (holdSecond && !holdSecond.isCommitted && !holdSecond.isRolledBack) await holdSecond.rollback().execute();
+      await imported?.catch(() => {});
+      rmSync(dir, { recursive: true, force: true });
+    }
+    await sleepUntil(Date.now() + SETTLE_MS + 200);
+    // ...then resumes where that window ended: every deactivated product was in one of the two.
+    const seenNext = await all(`updatedFrom=${q(start + 5000)}`);
+    const seen = new Set([...seenFirst, ...seenNext]);
+    expect(codes.filter((code) => !seen.has(code))).toEqual([]);
+  }, 60_000);
 });

@@ -299,7 +299,7 @@ function productLines(db: Kysely<Database>, log: Logger, clock: Clock, feed: Fee
           failWith(links.line, error, LINKS_NOT_MADE);
         }
       }
-      return { ...outcomes, deactivated: await deactivateUnlisted(db, log, feed, clock.now(), scope, failStep) };
+      return { ...outcomes, deactivated: await deactivateUnlisted(db, log, feed, clock, scope, failStep) };
     },
   };
 }
@@ -373,13 +373,15 @@ function stillLinked(code: string, linked: ReadonlyArray<{ code: string }>): str
 /**
  * Deactivates the scope's active products the file does not list, 500 a transaction; the number it
  * did. An unexpected error stops it there (`failStep`): what is left waits for the next import of
- * the file, rather than meet the same refusal 500 at a time, each logged.
+ * the file, rather than meet the same refusal 500 at a time, each logged. Each batch is stamped when
+ * its transaction runs, not once for all: a batch that began long after a shared stamp (the catalogue
+ * read, the batches before it) would commit rows into a data-export window already answered.
  */
 async function deactivateUnlisted(
   db: Kysely<Database>,
   log: Logger,
   feed: Feed,
-  now: number,
+  clock: Clock,
   scope: ProductFeedScope,
   failStep: (step: string, error: unknown) => void,
 ): Promise<number> {
@@ -389,6 +391,7 @@ async function deactivateUnlisted(
     for await (const page of activeProducts(db, scope)) for (const { id, code } of page) if (!feed.codes.has(code)) unlisted.push(id);
     for (const part of chunks(unlisted)) {
       deactivated += await inLineTransaction(db, log, async (trx) => {
+        const now = clock.now();
         const codes = await deactivateProducts(trx, part, now);
         await productsDeactivated(trx, codes, now);
         return codes.length;
