@@ -154,3 +154,43 @@ describe.skipIf(engine !== 'postgres')('a product feed that deactivates the unli
     expect(codes.filter((code) => !seen.has(code))).toEqual([]);
   }, 60_000);
 });
+
+describe.skipIf(engine !== 'postgres')('the cut with an app clock behind the database clock', () => {
+  // The open transactions' start is the database's clock, the stamps the app's (infra/clock.ts): the
+  // cut takes how long ago a transaction began, so a clock set apart (a test's, a skewed host) keeps it.
+  const SKEW_MS = 60_000;
+  const clock = { now: () => Date.now() - SKEW_MS };
+  let skewed: TestApp;
+  let skewedAuthorization: string;
+  let customer: TestCustomer;
+  beforeAll(async () => {
+    skewed = await createTestApp({ clock, env: { DATA_EXPORT_SETTLE_MS: String(SETTLE_MS), DATA_EXPORT_COUNT_CACHE_TTL_MS: '0' } });
+    ({ authorization: skewedAuthorization } = await exportUser(skewed.database.db));
+    customer = await createCustomer(skewed.database.db);
+    await insertSales(skewed.database.db, [{ order: 'ERASED-SKEWED', createdAt: T0, client: customer.clientCode }]);
+  });
+  afterAll(async () => {
+    await skewed?.close();
+  });
+
+  it('holds back a window the open erasure stamped, as with one clock', async () => {
+    const db = skewed.database.db;
+    const email = await emailOf(db, customer);
+    const start = Math.floor(clock.now() / 1000) * 1000 + 1000;
+    await sleepUntil(start + SKEW_MS);
+    const window = `updatedFrom=${q(start)}&updatedTo=${q(start)}`;
+    const read = () =>
+      skewed.app.inject({ method: 'GET', url: `/export/sales-history?${window}`, headers: { authorization: skewedAuthorization } });
+    let erasure: Promise<unknown> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await sql`lock table integration_event in share mode`.execute(trx);
+      erasure = gdprCommand({ db, clock }, ['erase', email], () => {});
+      await until('the erasure to wait on the lock', async () => (await lockWaiters(db)) >= 1);
+      await sleepUntil(start + SKEW_MS + 1000 + SETTLE_MS + 200);
+      const held = await read();
+      expect(held.statusCode, held.body).toBe(503);
+    });
+    await erasure;
+    expect(listed(await read(), 'order')).toEqual(['ERASED-SKEWED']);
+  }, 30_000);
+});

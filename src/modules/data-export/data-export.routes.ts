@@ -13,7 +13,7 @@ import { exportPage, exportStream, wantsNdjson } from './data-export.service.js'
 import { createExportAuth, ExportCredentialsError, type ExportUser } from './export-auth.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from './export-pager.js';
 import { EXPORT_ERRORS, EXPORT_ROUTES } from './export-routes.js';
-import { oldestOpenTransaction } from './open-writes.repository.js';
+import { oldestOpenTransactionAge } from './open-writes.repository.js';
 import { createReadAhead } from './read-ahead.js';
 import { settledCut } from './settled-cut.js';
 
@@ -88,6 +88,8 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         },
       },
       async (request, reply) => {
+        // Real time passed since the request's time (actionTime, the app's clock), to carry that clock forward.
+        const since = Date.now();
         const query = request.query as WindowQuery;
         const window = exportWindow(query, collection.filters, request.language);
         // A window that has just ended is read once it has settled (settleWait), whole.
@@ -95,12 +97,12 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
         // The cut also waits for the transactions still open (settledCut): their rows are stamped before they commit.
-        const settledUntil = await settledCut(
-          () => oldestOpenTransaction(database),
-          window,
-          request.actionTime + wait,
-          config.dataExport.settleMs,
-        );
+        // Their start on the app's clock: its time now less their age (the database's own clock may differ).
+        const oldestOpen = async () => {
+          const age = await oldestOpenTransactionAge(database);
+          return age === undefined ? undefined : request.actionTime + (Date.now() - since) - age;
+        };
+        const settledUntil = await settledCut(oldestOpen, window, request.actionTime + wait, config.dataExport.settleMs);
         const context = { db: database.readDb, defaultStore: config.defaultStore, now: request.actionTime, settledUntil };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {

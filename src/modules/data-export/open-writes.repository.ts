@@ -3,21 +3,23 @@ import type { DatabaseHandle } from '../../db/database.js';
 import { onPrimary } from '../../db/replica-routing.js';
 
 /**
- * When the oldest transaction now open in this database began (Unix ms, the database's clock),
- * other than this read's own; undefined when none is, or on SQLite, which cannot tell. Asked of
+ * How long ago (ms) the oldest transaction now open in this database began, other than this read's
+ * own; undefined when none is, or on SQLite, which cannot tell. An age, not the database's time: the
+ * stamps are the app's clock (infra/clock.ts), which may be set apart from the database's (a test's
+ * clock, a skewed host), and a start compared across the two would let a late row through. Asked of
  * the primary even when the export reads a replica: the writes not committed yet are there. Every
  * session counts, a reader's too: nothing tells which open transaction will write the exported
  * tables before it commits, and a short one holds the export back only by its length. pg_dump's
  * (`backup`) is left out: it reads for minutes and never writes.
  */
-export async function oldestOpenTransaction(database: DatabaseHandle): Promise<number | undefined> {
+export async function oldestOpenTransactionAge(database: DatabaseHandle): Promise<number | undefined> {
   if (database.engine !== 'postgres') return undefined;
   const { rows } = await onPrimary(() =>
-    sql<{ at: string | number | null }>`
-      select floor(extract(epoch from min(xact_start)) * 1000) as at from pg_stat_activity
+    sql<{ age: string | number | null }>`
+      select floor(extract(epoch from clock_timestamp() - min(xact_start)) * 1000) as age from pg_stat_activity
       where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()
         and application_name <> 'pg_dump'`.execute(database.db),
   );
-  const at = rows[0]?.at;
-  return at === null || at === undefined ? undefined : Number(at);
+  const age = rows[0]?.age;
+  return age === null || age === undefined ? undefined : Number(age);
 }
