@@ -181,7 +181,9 @@ function pgDump(url: string, target: string, print: Print, io: BackupIo): Promis
     };
     const { dbname, password } = passwordApart(url);
     const child = spawn('pg_dump', ['--format=custom', `--file=${target}`, `--dbname=${dbname}`], {
-      env: password === undefined ? io.env : { ...io.env, PGPASSWORD: password },
+      // Named pg_dump even where the environment names its connections (PGAPPNAME): the data export's
+      // settle cut leaves pg_dump's long read out of the transactions it waits for (data-export/open-writes).
+      env: { ...io.env, PGAPPNAME: 'pg_dump', ...(password === undefined ? {} : { PGPASSWORD: password }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout.setEncoding('utf8').on('data', (text: string) => io.stdout.write(text));

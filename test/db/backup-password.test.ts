@@ -13,12 +13,14 @@ const dir = mkdtempSync(join(tmpdir(), 'storefront-backup-password-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fakePgDump = join(dir, 'pg_dump');
-writeFileSync(fakePgDump, `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\nprintf '%s' "$PGPASSWORD" > '${dir}/password'\n`);
+writeFileSync(fakePgDump, `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\nprintf '%s' "$PGPASSWORD" > '${dir}/password'\nprintf '%s' "$PGAPPNAME" > '${dir}/appname'\n`);
 chmodSync(fakePgDump, 0o755);
 
 const backup = async (url: string, file: string) => {
-  const result = await runCli(['backup', join(dir, file)], { DATABASE_URL: url, PATH: dir });
+  const result = await runCli(['backup', join(dir, file)], { DATABASE_URL: url, PATH: dir, PGAPPNAME: 'ops-shell' });
   expect(result.code, result.stderr + result.stdout).toBe(0);
+  // Named pg_dump whatever the environment names connections: the data export's settle cut leaves that name's long read out.
+  expect(readFileSync(join(dir, 'appname'), 'utf8')).toBe('pg_dump');
   return { args: readFileSync(join(dir, 'args'), 'utf8'), password: readFileSync(join(dir, 'password'), 'utf8') };
 };
 
