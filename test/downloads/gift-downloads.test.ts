@@ -270,38 +270,3 @@ describe("the receiver's data", () => {
     for (const buyers of ['Mari', 'mari@example.ee', gift.code]) expect(part).not.toContain(buyers);
   });
 });
-
-describe("the receiver's erasure and the buyer's order", () => {
-  const erase = (token: string) =>
-    t.app.inject({ method: 'DELETE', url: '/client-account', headers: { authorization: `Bearer ${token}`, store: 'WEB' }, payload: {} });
-
-  it("takes the receiver's contact out of the order bought for them, as a gift card's recipient; the buyer's stays", async () => {
-    const gift = await giftEbook({ shippingName: 'Liis Lepp', shippingEmail: 'liis@example.ee' });
-    const db = t.database.db;
-    // Something to deliver to them still on its way: their address is needed (as for their own open orders).
-    await db.updateTable('customer_order').set({ delivery_kind: 'COURIER' }).where('id', '=', gift.orderId).execute();
-    const receiver = await customerWithEmail('liis@example.ee');
-    expect((await erase(receiver.token)).statusCode).toBe(409);
-    await db.updateTable('customer_order').set({ status: 'COMPLETED' }).where('id', '=', gift.orderId).execute();
-    const sale = () => db.selectFrom('sales_history').select(['city']).where('order_code', '=', gift.code).executeTakeFirstOrThrow();
-    expect((await sale()).city).not.toBe('[erased]');
-
-    const erased = await erase(receiver.token);
-    expect(erased.statusCode, erased.body).toBeLessThan(300);
-    const order = await db.selectFrom('customer_order').selectAll().where('id', '=', gift.orderId).executeTakeFirstOrThrow();
-    expect(order).toMatchObject({
-      shipping_name: '[erased]',
-      shipping_phone: '[erased]',
-      shipping_address: '[erased]',
-      shipping_city: '[erased]',
-    });
-    expect(order.shipping_email).toMatch(/@erased\.invalid$/);
-    expect(order).toMatchObject({ billing_name: 'Mari Maasikas', billing_email: 'mari@example.ee' });
-    expect((await sale()).city).toBe('[erased]');
-    // The buyer still reads their order, without the receiver.
-    const page = await get(`/order/${gift.code}?checksum=${gift.checksum}`);
-    expect(page.statusCode, page.body).toBe(200);
-    expect(page.body).not.toContain('Liis');
-    expect(page.body).toContain('Mari');
-  });
-});

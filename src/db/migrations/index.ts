@@ -118,8 +118,7 @@ import * as addSalesHistoryUpdated from './2026_12_09_1043_add_sales_history_upd
 import * as createOrderGiftDownload from './2026_12_09_1050_create_order_gift_download.js';
 import * as createCategoryListingDelta from './2026_12_10_1010_category_listing_delta.js';
 import * as addOrderGiftDownloadExpires from './2026_12_10_1040_add_order_gift_download_expires.js';
-import * as indexOrderReceiverEmail from './2026_12_10_1041_index_order_receiver_email.js';
-import * as h6NewsletterFlagSubscriptions from './2026_12_10_1060_newsletter_flag_subscriptions.js';
+import * as newsletterFlagSubscriptions from './2026_12_10_1060_newsletter_flag_subscriptions.js';
 import * as categoryListingLockOrder from './2026_12_10_1110_category_listing_lock_order.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -244,7 +243,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_09_1050_create_order_gift_download': createOrderGiftDownload,
   '2026_12_10_1010_category_listing_delta': createCategoryListingDelta,
   '2026_12_10_1040_add_order_gift_download_expires': addOrderGiftDownloadExpires,
-  '2026_12_10_1041_index_order_receiver_email': indexOrderReceiverEmail,
-  '2026_12_10_1060_newsletter_flag_subscriptions': h6NewsletterFlagSubscriptions,
+  '2026_12_10_1060_newsletter_flag_subscriptions': newsletterFlagSubscriptions,
   '2026_12_10_1110_category_listing_lock_order': categoryListingLockOrder,
 };

@@ -73,19 +73,13 @@ export async function setSaleCreatedNavByOrder(trx: Db, orderCode: string, creat
  * Takes the person out of these orders' rows (the orders module's erasure, which empties the
  * orders themselves): the city and the session, as the erasure by client code does
  * (data-export.personal-data.ts). A guest order billed to the person's email has the GUEST code,
- * which that erasure never finds. `receiverOnly`: the person received these orders, someone else
- * bought them; the city (where they were shipped) is the receiver's, the session the buyer's.
+ * which that erasure never finds.
  */
-export async function eraseSalesOfOrders(
-  trx: Db,
-  orderCodes: readonly string[],
-  now: number,
-  { receiverOnly = false }: { receiverOnly?: boolean } = {},
-): Promise<void> {
+export async function eraseSalesOfOrders(trx: Db, orderCodes: readonly string[], now: number): Promise<void> {
   if (orderCodes.length === 0) return;
   await trx
     .updateTable('sales_history')
-    .set({ city: ERASED_MARKER, ...(receiverOnly ? {} : { session_id: null }), updated_at: movedTo(now) })
+    .set({ city: ERASED_MARKER, session_id: null, updated_at: movedTo(now) })
     .where('order_code', 'in', orderCodes)
     .execute();
 }

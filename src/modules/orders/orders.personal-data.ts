@@ -1,4 +1,4 @@
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import { normaliseEmail } from '../../infra/email-address.js';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
@@ -8,7 +8,6 @@ import { accountIdsOf, ERASED_MARKER, type PersonalDataPart, type PersonalDataSu
 import { localTime } from '../../infra/shop-time.js';
 import { eraseSalesOfOrders } from '../data-export/index.js';
 import { toWireMoney } from '../pricing/index.js';
-import { NO_DELIVERY } from './no-delivery.js';
 import { HOLDING_STOCK, PAID } from './order-states.js';
 import { updatedAtFrom } from './orders.repository.js';
 
@@ -29,21 +28,6 @@ const ofSubject = (subject: PersonalDataSubject) => (eb: ExpressionBuilder<Datab
   const ids = accountIdsOf(subject);
   const guest = eb.and([eb('client_account_id', 'is', null), eb('billing_email', '=', normaliseEmail(subject.email))]);
   return ids.length === 0 ? guest : eb.or([eb('client_account_id', 'in', ids), guest]);
-};
-
-/**
- * Orders someone else placed for the subject: shipped to their address (the receiver's, written as they log in
- * with it), billed to another, not their accounts'. The receiver's contact in them is the subject's data, as a
- * gift card's recipient is; the rest is the buyer's. `shipping_email <> billing_email` is the partial index's
- * predicate (customer_order_receiver_email_idx).
- */
-const forSubject = (subject: PersonalDataSubject) => (eb: ExpressionBuilder<Database, 'customer_order'>) => {
-  const ids = accountIdsOf(subject);
-  const email = normaliseEmail(subject.email);
-  const receiver = [eb('shipping_email', '=', email), eb('shipping_email', '<>', eb.ref('billing_email'))];
-  return eb.and(
-    ids.length === 0 ? receiver : [...receiver, eb.or([eb('client_account_id', 'is', null), eb('client_account_id', 'not in', ids)])],
-  );
 };
 
 const time = (ms: number | null) => (ms === null ? null : toRfc3339(Number(ms)));
@@ -119,18 +103,10 @@ async function exportOrders(db: Db, subject: PersonalDataSubject) {
 }
 
 async function refuseWhileOpen(trx: Db, subject: PersonalDataSubject, now: number) {
-  await refuseOpen(trx, ofSubject(subject), now);
-  // An order someone else placed for them that is still to be delivered to them: its address is needed as
-  // much. One with nothing to ship (e-books and audiobooks only, delivery NONE) needs none: their erasure ends
-  // their key to it.
-  await refuseOpen(trx, (eb) => eb.and([forSubject(subject)(eb), eb('delivery_kind', '<>', NO_DELIVERY.kind)]), now);
-}
-
-async function refuseOpen(trx: Db, which: (eb: ExpressionBuilder<Database, 'customer_order'>) => Expression<SqlBool>, now: number) {
   const open = await trx
     .selectFrom('customer_order')
     .select('id')
-    .where(which)
+    .where(ofSubject(subject))
     .where('status', 'in', HOLDING_STOCK)
     .limit(1)
     .executeTakeFirst();
@@ -141,7 +117,7 @@ async function refuseOpen(trx: Db, which: (eb: ExpressionBuilder<Database, 'cust
   const waiting = await trx
     .selectFrom('customer_order')
     .select('id')
-    .where(which)
+    .where(ofSubject(subject))
     .where('status', 'in', PAID)
     .where(({ exists, selectFrom }) =>
       exists(
@@ -182,22 +158,6 @@ async function stripOrders(trx: Db, subject: PersonalDataSubject, now: number) {
     // copy loses the person too.
     .set({ ...person('shipping'), ...person('billing'), notes: '', session_id: null, updated_at: updatedAtFrom(now) })
     .where(ofSubject(subject))
-    .execute();
-  // Orders others placed for them keep their buyer (the buyer's record) and lose the receiver, as a gift card
-  // keeps its buyer and loses its recipient: the shipping contact, and the sales history's city (where it was
-  // shipped; the session is the buyer's). Changed for the back office's feed too.
-  const received = await trx.selectFrom('customer_order').select('code').where(forSubject(subject)).where('code', 'is not', null).execute();
-  for (let start = 0; start < received.length; start += CHUNK)
-    await eraseSalesOfOrders(
-      trx,
-      received.slice(start, start + CHUNK).map((order) => order.code!),
-      now,
-      { receiverOnly: true },
-    );
-  await trx
-    .updateTable('customer_order')
-    .set({ ...person('shipping'), updated_at: updatedAtFrom(now) })
-    .where(forSubject(subject))
     .execute();
 }
 
