@@ -63,9 +63,9 @@ export async function importUsers(
   progress?: ImportProgress,
 ): Promise<ImportSummary> {
   const clock = deps.clock ?? systemClock;
-  // A line locks the person's accounts in id order (findPersonByEmail); a profile change holds the
-  // caller's own account and then stamps all of them (touchExportedAccounts), so the two can deadlock
-  // on PostgreSQL. The line runs again then: it only writes the database (its event in the outbox).
+  // A line locks the person's accounts in id order (findPersonByEmail), as every writer of all of them
+  // should; one that does not (a profile change did not) can deadlock with it on PostgreSQL. The line
+  // runs again then: it only writes the database (its event in the outbox).
   const apply = (record: ImportedUser) => inTransactionRetryingOnDeadlock(deps.db, deps.log, (trx) => importUser(trx, record, clock.now()));
   return importNdjson(file, { parse, apply }, report, deps.log, progress);
 }

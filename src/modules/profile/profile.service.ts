@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { lockLiveClientAccount } from '../client-account-lock/index.js';
+import { lockAccountsForErasure, lockLiveClientAccount } from '../client-account-lock/index.js';
 import { invalidField, InvalidInputError, type InvalidField } from '../../infra/domain-error.js';
 import { isLanguage, type Language } from '../../i18n/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
@@ -131,8 +131,12 @@ export async function readProfile(db: Db, actor: ProfileActor) {
 export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientAccountUpdate, now: number) {
   checkBirthday(input.birthday, now);
   // A double submit: the second waits and finds the consent changed already, so it is recorded once.
-  // The client account's lock first, as the erasure takes it: a change committed after an erasure
-  // would put the names back on the erased user.
+  // The erasure's locks of the person first (their companies, then all their accounts in id order):
+  // a change committed after an erasure would put the names back on the erased user. All of the
+  // accounts, not only the caller's: the change stamps every one of them for the data export
+  // (touchExportedAccounts), and holding the newer while waiting for the older deadlocked with an
+  // erasure, a registration or an import line of the same person, which take them in id order.
+  await lockAccountsForErasure(trx, actor.userId);
   await lockLiveClientAccount(trx, actor.clientAccountId);
   await lockUser(trx, actor.userId);
   const before = await readProfile(trx, actor);
