@@ -17,8 +17,8 @@ it.each([
   [['jobs', 'list', '--limit=010'], /--limit must be a whole number .*no leading zeros.*"010"/],
   [['subscription', 'mark-refunded', '01'], /"01" is not a charge id/],
   [['gift-card', 'redeliver', '07', 'saaja@example.ee'], /"07" is not a gift card's id/],
-  [['webhook', 'deliveries', 'crm', '--limit', '05'], /--limit needs a whole number/],
-  [['store', 'set', 'WEB', '--guest-discount=05'], /--guest-discount must be a percentage/],
+  [['webhook', 'deliveries', 'crm', '--limit', '05'], /--limit needs a whole number.*"05"/],
+  [['store', 'set', 'WEB', '--guest-discount=05'], /--guest-discount must be a percentage.*"05"/],
 ])('refuses %j as a usage error (exit 2)', async (args, message) => {
   const result = await runCli(args, cli.env);
   expect(result.code, result.stdout + result.stderr).toBe(2);

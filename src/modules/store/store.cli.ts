@@ -121,7 +121,7 @@ const CONTROL = /\p{Cc}/u;
 function parsePercent(option: string, value: string): number {
   // No leading zeros (05): one spelling per number, as the HTTP API's (src/http/plain-numbers.ts).
   if (!/^(?:0|[1-9][0-9]{0,2})(\.[0-9]{1,2})?$/.test(value) || Number(value) > 100)
-    throw new CliUsageError(`${option} must be a percentage from 0 to 100 without leading zeros, e.g. 5 or 7.5`);
+    throw new CliUsageError(`${option} must be a percentage from 0 to 100 without leading zeros, e.g. 5 or 7.5, not "${value}"`);
   return Number(value);
 }
 
