@@ -42,7 +42,8 @@ export async function lockClientAccountIfLive(trx: Db, clientAccountId: number):
  * (modules/companies): taken the other way round, an employee's erasure and their master's removal of
  * them at once deadlocked. What adds an account to the user of an email (a registration, an import
  * line, an approval, a login in the other store, a social sign-in) takes them too (findPersonByEmail, openSession,
- * modules/accounts), and so do an email verification and a password reset, which write the user's row and end sessions.
+ * modules/accounts), and so do an email verification and a password reset, which write the user's row and end sessions,
+ * and a profile change (modules/profile), which stamps every account of the user for the data export.
  * There is always an account to lock: every user is made with one in the same transaction (a
  * registration, an invitation, an approval, a social sign-up, the import), and no account row is ever
  * deleted (a removed, rejected or erased one keeps its row, and is locked like any other).
