@@ -154,10 +154,10 @@ async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | nul
   const moved = (await moveTakenBack(trx, charge, now)) || (await markRefunded(trx, charge, OWED_BACK, now, by)) === 'refunded';
   // A chargeback retires the card also when its charge was refunded already: a refunder that looked the payment up
   // before this callback came marked it (refunds.ts, which retires no card), or an operator paid it back by hand.
-  // Retired with the move only, the disputed card stayed saved and the next renewal charged it again. A card gone
-  // already (a repeated callback) is left alone (dropSavedCard).
-  if (cardOwner !== null && (moved || (await findCharge(trx, Number(charge.id)))!.state === 'refunded'))
-    await retireChargedCard(trx, charge, cardOwner, now);
+  // Retired with the move only, the disputed card stayed saved and the next renewal charged it again. So also when
+  // the shop holds the charge failed (declined, the bank's settle unheard): its money is back with the customer, but
+  // the retries charged the disputed card again. A card gone already (a repeated callback) is left alone (dropSavedCard).
+  if (cardOwner !== null) await retireChargedCard(trx, charge, cardOwner, now);
   return moved;
 }
 
