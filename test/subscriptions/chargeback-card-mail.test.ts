@@ -63,4 +63,18 @@ describe('a chargeback that retires the card a subscription renews with', () => 
     expect(mails).toHaveLength(1);
     expect(mails[0]!.text).toContain(`renewed with your saved card ending in ${other}`);
   });
+
+  it('the other saved card expired (not pruned yet): asked for a new card, not told the expired one renews it', async () => {
+    const { customer, id, charge } = await chargedBackSubscriber();
+    const other = await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    await s.t.database.db.updateTable('subscription_card').set({ expiry_year: 2000 }).where('id', '=', other).execute();
+    await s.t.drainJobs();
+    const since = s.smtp.mails.length;
+    await s.everypay.setState(charge.reference!, 'chargebacked');
+    const mails = await mailsReceivedBy(s, customer, since);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).not.toContain('renewed with your saved card');
+    expect(mails[0]!.text).toContain('save a new card in your account before then');
+  });
 });

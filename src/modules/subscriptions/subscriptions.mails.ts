@@ -8,7 +8,7 @@ import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { findCharge, takeOverTelling, type ChargeRow } from './charges.repository.js';
 import { titleOf } from './plans.js';
-import { findCard } from './cards.repository.js';
+import { cardExpired, findCard, type CardRow } from './cards.repository.js';
 import { findPlan, findSubscription, subscriberOf, type SubscriptionRow } from './subscriptions.repository.js';
 import { escapeHtml } from '../../infra/html.js';
 
@@ -141,10 +141,15 @@ export async function queueCardRetiredMail(trx: Db, subscriptionId: number, last
   await enqueueJob(trx, { type: SUBSCRIPTION_MAIL_JOB, payload }, { maxAttempts: MAIL_ATTEMPTS, now });
 }
 
-/** The body of a card-retired mail for the subscription as it is now; null when it renews no more. */
-function cardRetiredBody(sub: SubscriptionRow): MessageKey | null {
+/**
+ * The body of a card-retired mail for the subscription as it is now (`cardNow`: the card it renews with); null when it
+ * renews no more. A card that has expired by its renewal (the period's end; retrying, now) is none: a retired card's
+ * subscriptions move to the customer's other saved card, also one expired and not pruned yet, whose renewal is
+ * declined, and told it renews with that card, the customer saved no new one.
+ */
+function cardRetiredBody(sub: SubscriptionRow, cardNow: CardRow | undefined, now: number): MessageKey | null {
   if (!['TRIAL', 'ACTIVE', 'FAILED'].includes(sub.status) || sub.cancel_at_period_end) return null;
-  if (sub.card_id !== null) return 'subscriptions.mail.cardRetiredOtherCard';
+  if (cardNow && !cardExpired(cardNow, Math.max(now, Number(sub.period_end)))) return 'subscriptions.mail.cardRetiredOtherCard';
   return sub.status === 'FAILED' ? 'subscriptions.mail.cardRetiredRetrying' : 'subscriptions.mail.cardRetiredNoCard';
 }
 
@@ -200,9 +205,9 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     // The plan the subscription is on now, which a declined upgrade left it on.
     const current = job.kind === 'upgradeDeclined' ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
-    const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub) : null;
+    const cardNow = job.kind === 'cardRetired' && sub.card_id !== null ? await findCard(deps.db, Number(sub.card_id)) : undefined;
+    const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub, cardNow, Date.now()) : null;
     if (job.kind === 'cardRetired' && retiredBody === null) return 'skipped';
-    const cardNow = retiredBody === 'subscriptions.mail.cardRetiredOtherCard' ? await findCard(deps.db, Number(sub.card_id)) : undefined;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
