@@ -55,13 +55,23 @@ export const metricsRoutes: FastifyPluginAsync<MetricsDeps> = async (app, deps) 
     const limit = deps.authFailuresPerIp;
     const key = failureKey(request.ip);
     const at = now();
-    if ((await countHit(deps.database.db, key, limit, at)) > limit.max) {
+    let hits: number;
+    try {
+      hits = await countHit(deps.database.db, key, limit, at);
+    } catch {
+      // The database down (or not answering): the scrape must still answer, with
+      // storefront_database_up 0, as that is how the outage shows. The token is still checked;
+      // only the count of guesses is lost while the database is.
+      return tokenMatches(request.headers.authorization) ? 'ok' : 'wrong';
+    }
+    if (hits > limit.max) {
       // Refused ones are not counted: the address is let in again when the window ends.
       await refundHit(deps.database.db, key, limit, at);
       return (await countedHits(deps.database.db, key, limit, at)).secondsLeft;
     }
     if (!tokenMatches(request.headers.authorization)) return 'wrong';
-    await refundHit(deps.database.db, key, limit, at);
+    // A refund lost to a database that failed since costs the scraper one count of its window, no more.
+    await refundHit(deps.database.db, key, limit, at).catch(() => undefined);
     return 'ok';
   };
 
