@@ -7,7 +7,7 @@ import { isLanguage } from '../../i18n/index.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import { queueCompleteRegistration, type CompleteRegistrationEvent } from '../marketing/index.js';
 import { lockAccountsForErasure } from '../client-account-lock/index.js';
-import { setConfirmedAddressConsent } from '../newsletter/index.js';
+import { setConfirmedAddressConsent, syncNewsletterFlag } from '../newsletter/index.js';
 import type { AccountsConfig } from './accounts.config.js';
 import { queueAccountMail } from './accounts.jobs.js';
 import type { MailboxProven } from './accounts.context.js';
@@ -132,6 +132,8 @@ export async function completeVerification(
       { email: user.email, storeCode: account.store_code, language: user.language, source: 'registration', wanted: newsletter },
       now,
     );
+  // No tick: the flag, the tick until now, becomes "subscribed in some store" (another store's form may have subscribed the address).
+  else await syncNewsletterFlag(trx, user.email, now);
   // Following the link is the contact's consent to an account a registration form attached.
   if (account.status === 'PENDING_CONFIRMATION' && !(await changeAccountStatus(trx, account.id, ['PENDING_CONFIRMATION'], 'ACTIVE'))) {
     throw badToken();

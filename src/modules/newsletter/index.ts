@@ -9,7 +9,7 @@ export { newsletterUnsubscribeHeaders, type Recipient } from './unsubscribe-link
 // Checkout's "subscribe me" box asks for a subscription the same way (double opt-in).
 export { requestSubscription } from './newsletter.service.js';
 // Registration's tick (the email just verified) and the profile's consent set it directly.
-export { setConfirmedAddressConsent } from './newsletter.service.js';
+export { setConfirmedAddressConsent, syncNewsletterFlag } from './newsletter.service.js';
 // The client's newsletter language preference is its subscription's language in the store.
 export { setSubscribedLanguage, subscribedLanguage } from './newsletter.service.js';
 // The profile's email consent tells when it was last given and withdrawn, whichever link or switch did it.

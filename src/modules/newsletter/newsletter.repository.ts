@@ -238,7 +238,10 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<number |
 
 /**
  * Keeps the account's `newsletter` flag (app_user, the accounts module's) in step with the
- * subscriptions of the same address: true while it is subscribed in any store.
+ * subscriptions of the same address: true while it is subscribed in any store. Not while the user
+ * has not verified its registration: its flag is the registration's tick until then, which the
+ * verification turns into the subscription of the store registered in (another store's form
+ * subscribing the address meanwhile is not that store's consent); the verification syncs it then.
  */
 export async function syncUserNewsletterFlag(db: Db, email: string, now: number): Promise<void> {
   const subscribed = await db
@@ -252,6 +255,7 @@ export async function syncUserNewsletterFlag(db: Db, email: string, now: number)
     .updateTable('app_user')
     .set({ newsletter: subscribed !== undefined, updated_at: now })
     .where('email', '=', email)
+    .where('email_verified', '=', true)
     .execute();
 }
 

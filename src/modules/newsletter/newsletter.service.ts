@@ -113,6 +113,11 @@ export async function setSubscribedLanguage(
   );
 }
 
+/** Sets the `newsletter` flag of the address's user to whether it is subscribed in some store (a verification without the tick). */
+export async function syncNewsletterFlag(trx: Db, email: string, now: number): Promise<void> {
+  await syncUserNewsletterFlag(trx, normaliseEmail(email), now);
+}
+
 /**
  * The marketing mail consent of a logged-in person whose address is confirmed already (the email a
  * registration just verified, a client's profile) in one store: no confirmation mail is needed, so
