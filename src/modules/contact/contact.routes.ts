@@ -57,7 +57,9 @@ export const contactRoutes: FastifyPluginAsyncTypebox<ContactDeps> = async (app,
           'Both mails go through the outbox (202: queued). The acknowledgement copies the name, subject and text only ' +
           "for a logged-in customer (optional bearer token; a bad one is a 401) writing from their account's confirmed " +
           'login email; to any other address it only says that the message arrived. Limited per client address and per sender email ' +
-          '(CONTACT_RATE_LIMIT_PER_IP, CONTACT_RATE_LIMIT_PER_EMAIL; 429 with Retry-After). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
+          '(CONTACT_RATE_LIMIT_PER_IP, CONTACT_RATE_LIMIT_PER_EMAIL; 429 with Retry-After). A typed address other than the ' +
+          "customer's own gets at most CONTACT_ACK_PER_EMAIL acknowledgements (one a day), whoever sends: past it the office " +
+          'still gets the message (202). A message with the hidden `website` field filled in is answered the same and not sent. The same ' +
           'message again within 5 minutes (a double click, a retry) is answered the same and not sent again.',
         headers: StoreRequestHeaders,
         body: ContactBody,
