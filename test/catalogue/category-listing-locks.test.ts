@@ -173,7 +173,12 @@ it.runIf(engine === 'postgres')(
     // person's or a campaign's change, migration 2026_11_24_1600) takes the physical book's before the e-book's.
     const author = await createPerson(t.database.db, 'Lukk Autor');
     const book = await createProduct(t.database.db, { categoryIds: [ids.y!], persons: [{ id: author }] });
-    const ebook = await createProduct(t.database.db, { categoryIds: [ids.y!], persons: [{ id: author }], physicalBookId: book, type: 'EBOOK' });
+    const ebook = await createProduct(t.database.db, {
+      categoryIds: [ids.y!],
+      persons: [{ id: author }],
+      physicalBookId: book,
+      type: 'EBOOK',
+    });
     const before = await totals();
     let deactivation: Promise<string> | undefined;
     await t.database.db.transaction().execute(async (trx) => {
@@ -185,7 +190,10 @@ it.runIf(engine === 'postgres')(
         .set({ is_active: false })
         .where('id', '=', ebook)
         .execute()
-        .then(() => 'committed', (err: unknown) => String(err));
+        .then(
+          () => 'committed',
+          (err: unknown) => String(err),
+        );
       await until('the deactivation to wait for the physical book', async () => (await lockWaiters(t.database.db)) >= 1);
       await trx.updateTable('person').set({ name: 'Lukk Autor Uus' }).where('id', '=', author).execute();
     });

@@ -13,7 +13,10 @@ const dir = mkdtempSync(join(tmpdir(), 'storefront-backup-password-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const fakePgDump = join(dir, 'pg_dump');
-writeFileSync(fakePgDump, `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\nprintf '%s' "$PGPASSWORD" > '${dir}/password'\nprintf '%s' "$PGAPPNAME" > '${dir}/appname'\n`);
+writeFileSync(
+  fakePgDump,
+  `#!/bin/sh\nprintf '%s\\n' "$@" > '${dir}/args'\nprintf '%s' "$PGPASSWORD" > '${dir}/password'\nprintf '%s' "$PGAPPNAME" > '${dir}/appname'\n`,
+);
 chmodSync(fakePgDump, 0o755);
 
 const backup = async (url: string, file: string) => {

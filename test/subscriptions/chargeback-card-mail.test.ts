@@ -65,7 +65,7 @@ describe('a chargeback that retires the card a subscription renews with', () => 
   });
 
   it('the other saved card expired (not pruned yet): asked for a new card, not told the expired one renews it', async () => {
-    const { customer, id, charge } = await chargedBackSubscriber();
+    const { customer, charge } = await chargedBackSubscriber();
     const other = await saveCard(s, customer);
     await s.everypay.callbacksIdle();
     await s.t.database.db.updateTable('subscription_card').set({ expiry_year: 2000 }).where('id', '=', other).execute();

@@ -1,6 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { answers } from '../helpers/everypay-order.js';
-import { callbackUrlOf, chargesOf, mailJobs, releaseHeldCallbacks, startMailingShop, subscriptionRow, type MailingShop } from './helpers.js';
+import {
+  callbackUrlOf,
+  chargesOf,
+  mailJobs,
+  releaseHeldCallbacks,
+  startMailingShop,
+  subscriptionRow,
+  type MailingShop,
+} from './helpers.js';
 import { declinedRenewal } from './late-settle-helpers.js';
 
 // A renewal recorded failed (declined) whose payment the bank settled after all, that callback lost, and which the

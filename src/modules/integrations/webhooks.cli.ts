@@ -60,7 +60,9 @@ function options(args: string[], known: string[]): { positional: string[]; flags
 function integer(value: string | true | undefined, name: string, fallback?: number): number {
   if (value === undefined && fallback !== undefined) return fallback;
   if (typeof value !== 'string' || !/^\d{1,15}$/.test(value) || !PLAIN_WHOLE_NUMBER.test(value))
-    throw new CliUsageError(`webhook: ${name} needs a whole number (decimal digits, no leading zeros), not "${value === true ? '' : (value ?? '')}"`);
+    throw new CliUsageError(
+      `webhook: ${name} needs a whole number (decimal digits, no leading zeros), not "${value === true ? '' : (value ?? '')}"`,
+    );
   return Number(value);
 }
 
