@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { importUsers } from '../../src/modules/accounts/index.js';
 import { createAccountsTestApp, login, type AccountsTestApp } from '../helpers/accounts.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
@@ -61,6 +61,7 @@ it.runIf(engine === 'postgres')(
     const user = await db.selectFrom('app_user').select('id').where('email', '=', email).executeTakeFirstOrThrow();
     const { rows } = await sql<{ ms: string }>`select setting as ms from pg_settings where name = 'deadlock_timeout'`.execute(db);
 
+    const warn = vi.spyOn(t.app.log, 'warn');
     const reported: string[] = [];
     let change: ReturnType<typeof call> | undefined;
     let line: ReturnType<typeof importUsers> | undefined;
@@ -83,5 +84,15 @@ it.runIf(engine === 'postgres')(
     expect(changed.json()).toMatchObject({ gender: 'FEMALE' });
     expect(reported).toEqual([]);
     expect(summary).toEqual({ lines: 1, outcomes: { 'account added': 1 }, errors: 0 });
+    // The line waited for the change and was not ended: its retry (inTransactionRetryingOnDeadlock,
+    // a safety net) never ran, and the business account it added is there.
+    expect(warn).not.toHaveBeenCalledWith(expect.objectContaining({ attempt: 1 }), expect.stringContaining('deadlock'));
+    const accounts = await db
+      .selectFrom('client_account')
+      .select(['store_code', 'type'])
+      .where('user_id', '=', user.id)
+      .orderBy('id')
+      .execute();
+    expect(accounts.map((a) => `${a.store_code}:${a.type}`)).toEqual(['WEB:SIMPLE', 'WEB2:SIMPLE', 'WEB:BUSINESS']);
   },
 );
