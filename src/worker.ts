@@ -25,6 +25,7 @@ import {
   basketReminderPruning,
   scheduleBasketReminderScan,
 } from './modules/basket/index.js';
+import { CAMPAIGN_STAMPS_JOB, campaignStampsHandler } from './modules/catalogue-import/index.js';
 import { CONTACT_MAIL_JOB, contactMailHandler } from './modules/contact/index.js';
 import { bannerCtrPruning } from './modules/ctr/index.js';
 import {
@@ -170,6 +171,7 @@ export function buildJobHandlers(deps: {
       // Made at the first removal that has bytes to delete: the S3 client is loaded only then.
       fileStore: once(() => createFileStore(deps.config.fileStore)),
     }),
+    [CAMPAIGN_STAMPS_JOB]: campaignStampsHandler({ db: deps.database.db, clock }),
   };
 }
 

@@ -1,8 +1,8 @@
 import type { Db } from '../../db/database.js';
-import { chunks } from './write.js';
 
 // The SQL of the campaigns import (campaigns.ts) beside its generic upsert: the products a
-// campaign prices, whose update time moves when the campaign's prices or window change.
+// campaign prices, whose update time moves when the campaign's prices or window change (by the
+// jobs the line queues, campaigns.jobs.ts).
 
 /** The products the campaign has a price for (any customer kind). */
 export async function campaignProductIds(trx: Db, campaignId: number): Promise<number[]> {
@@ -11,12 +11,18 @@ export async function campaignProductIds(trx: Db, campaignId: number): Promise<n
 }
 
 /**
- * Moves the products' update time, never back (a later write may have stamped one already): a
- * campaign's price is in the data export's product item (discountPrice), which `updatedFrom` finds
- * by it. In chunks: a campaign may price 100,000 products, more than SQLite takes as parameters.
+ * Moves the products' update time to `now`, never back (a later write may have stamped one
+ * already): a campaign's price is in the data export's product item (discountPrice), which
+ * `updatedFrom` finds by it. At most STAMP_BATCH ids a call (campaigns.jobs.ts), one statement, within
+ * SQLite's limit on parameters. Returns how many it moved.
  */
-export async function stampCampaignProducts(trx: Db, productIds: readonly number[], now: number): Promise<void> {
-  for (const part of chunks([...new Set(productIds)], 1000)) {
-    await trx.updateTable('product').set({ updated_at: now }).where('id', 'in', part).where('updated_at', '<', now).execute();
-  }
+export async function stampCampaignProducts(trx: Db, productIds: readonly number[], now: number): Promise<number> {
+  if (productIds.length === 0) return 0;
+  const result = await trx
+    .updateTable('product')
+    .set({ updated_at: now })
+    .where('id', 'in', productIds)
+    .where('updated_at', '<', now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }

@@ -18,7 +18,8 @@ import { lineKind } from './kind.js';
 import { syncNames } from './names.js';
 import { References } from './references.js';
 import { inLineTransaction, upsertByCode } from './write.js';
-import { campaignProductIds, stampCampaignProducts } from './campaigns.repository.js';
+import { campaignProductIds } from './campaigns.repository.js';
+import { queueCampaignStamps } from './campaigns.jobs.js';
 
 // Campaigns: a time-boxed price per product and customer kind, shown as a list in one store. The
 // file's price rows replace the campaign's (compared first, so an unchanged campaign stays as is).
@@ -114,9 +115,11 @@ export const campaignsKind = lineKind('import campaigns <file.ndjson>      campa
           const pricesChanged = await replaceChildRows(trx, PRICES, id, rows, isNew);
           // The products priced before and after show another price in the data export: a partner
           // reading /product by updatedFrom must find them (a price that starts or ends by time
-          // alone is not a write, and is not found).
+          // alone is not a write, and is not found). Stamped by jobs queued here, each in a short
+          // transaction of its own once this one committed: stamped here, the products' rows stayed
+          // locked until the whole line committed (campaigns.jobs.ts).
           if (isNew || pricesChanged || PRICING.some((column) => column in changed))
-            await stampCampaignProducts(trx, [...before, ...rows.map((row) => row.product_id)], now);
+            await queueCampaignStamps(trx, [...before, ...rows.map((row) => row.product_id)], now);
           return pricesChanged || namesChanged;
         });
         return written.outcome;

@@ -33,3 +33,5 @@ export { productFeed, type ProductFeedScope } from './products.import.js';
 export { stockLines } from './stock.js';
 export { priceLines } from './prices.js';
 export type { LineScope } from './line-scope.js';
+// The job a campaign line queues to stamp its products for the data export (src/worker.ts runs it).
+export { CAMPAIGN_STAMPS_JOB, campaignStampsHandler } from './campaigns.jobs.js';
