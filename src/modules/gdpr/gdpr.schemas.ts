@@ -20,7 +20,9 @@ export const PersonalDataExport = Type.Object(
     additionalProperties: true,
     description:
       'Everything held about the caller, one key per part: account (user, clientAccounts, wholesaleRequests, logins), profile ' +
-      '(consentHistory, pendingEmailChange, loginEmailConfirmed, addresses, preferences), catalogue (categoryPreferences, comments, ratings), ' +
+      '(consentHistory: each marketing consent given or withdrawn, with its store (for EMAIL, whose newsletter; null when from ' +
+      'before the history kept stores and not attributable), time and source; pendingEmailChange, loginEmailConfirmed, addresses, ' +
+      'preferences), catalogue (categoryPreferences, comments, ratings), ' +
       'companyMemberships, orders (with lines), giftsReceived (e-books and audiobooks others bought for the address: order date, store, ' +
       'titles, the last day of its key; nothing of the buyer), downloads (of those orders, guest orders included), baskets, newsletter, ' +
       'socialIdentities, sessionActions, salesHistory, ' +

@@ -237,6 +237,28 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<number |
 }
 
 /**
+ * A change of the user's EMAIL consent in the store, in their consent history (modules/profile's
+ * table, marketing_consent_event, as the flag below is the accounts module's).
+ */
+export async function insertEmailConsentEvent(
+  db: Db,
+  event: { userId: number; storeCode: string; granted: boolean; source: string },
+  now: number,
+): Promise<void> {
+  await db
+    .insertInto('marketing_consent_event')
+    .values({
+      user_id: event.userId,
+      consent: 'EMAIL',
+      granted: event.granted,
+      store_code: event.storeCode,
+      source: event.source,
+      created_at: now,
+    })
+    .execute();
+}
+
+/**
  * Keeps the account's `newsletter` flag (app_user, the accounts module's) in step with the
  * subscriptions of the same address: true while it is subscribed in any store. Not while the user
  * has not verified its registration: its flag is the registration's tick until then, which the

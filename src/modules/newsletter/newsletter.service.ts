@@ -5,7 +5,7 @@ import { lockAccountsForErasure } from '../client-account-lock/index.js';
 import { isFirstSubmission, submissionKey } from '../../infra/resubmit.js';
 import { hashToken, isTokenShaped } from '../../infra/tokens.js';
 import type { NewsletterConfig } from './newsletter.config.js';
-import { newsletterConsentChanged } from './newsletter.events.js';
+import { newsletterConsentChanged, newsletterConsentRecorded } from './newsletter.events.js';
 import { queueNewsletterMail } from './newsletter.jobs.js';
 import {
   carrySubscriber,
@@ -129,7 +129,7 @@ export async function syncNewsletterFlag(trx: Db, email: string, now: number): P
  */
 export async function setConfirmedAddressConsent(
   trx: Db,
-  input: { email: string; storeCode: string; language: string; source: string; wanted: boolean },
+  input: { email: string; storeCode: string; language: string; source: 'profile' | 'registration'; wanted: boolean },
   now: number,
 ): Promise<void> {
   const email = normaliseEmail(input.email);
@@ -140,7 +140,8 @@ export async function setConfirmedAddressConsent(
     await withdrawSubscriber(trx, email, input.storeCode, now);
   }
   await syncUserNewsletterFlag(trx, email, now);
-  await newsletterConsentChanged(trx, { email, storeCode: input.storeCode, granted: input.wanted, source: input.source }, now);
+  const history = input.source === 'profile' ? 'PROFILE' : 'REGISTRATION';
+  await newsletterConsentRecorded(trx, { email, storeCode: input.storeCode, granted: input.wanted, source: input.source, history }, now);
 }
 
 /**
@@ -213,7 +214,8 @@ export async function confirmSubscription(
   const subscription = { email: request.email, storeCode: request.store_code, language: request.language, source: request.source };
   await upsertSubscriber(trx, subscription, now);
   await syncUserNewsletterFlag(trx, request.email, now);
-  await newsletterConsentChanged(trx, { email: request.email, storeCode: request.store_code, granted: true, source: request.source }, now);
+  const consent = { email: request.email, storeCode: request.store_code, granted: true, source: request.source };
+  await newsletterConsentRecorded(trx, { ...consent, history: 'CONFIRMATION_LINK' }, now);
   return answer;
 }
 
@@ -231,9 +233,9 @@ export async function unsubscribe(trx: Db, signer: UnsubscribeSigner, link: Reci
   const withdrawn = await withdrawSubscriber(trx, recipient.email, recipient.storeCode, now);
   await syncUserNewsletterFlag(trx, recipient.email, now);
   if (withdrawn) {
-    await newsletterConsentChanged(
+    await newsletterConsentRecorded(
       trx,
-      { email: recipient.email, storeCode: recipient.storeCode, granted: false, source: 'unsubscribe-link' },
+      { email: recipient.email, storeCode: recipient.storeCode, granted: false, source: 'unsubscribe-link', history: 'UNSUBSCRIBE_LINK' },
       now,
     );
   }

@@ -16,7 +16,7 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
   const ids = accountIdsOf(subject);
   const consents = await db
     .selectFrom('marketing_consent_event')
-    .select(['consent', 'granted', 'source', 'created_at'])
+    .select(['consent', 'store_code', 'granted', 'source', 'created_at'])
     .where('user_id', '=', subject.userId)
     .orderBy('id')
     .execute();
@@ -63,8 +63,11 @@ async function exportProfile(db: Db, subject: PersonalDataSubject) {
           .where('client_preference.client_account_id', 'in', ids)
           .execute();
   return {
+    // The store a consent was given or withdrawn in: for EMAIL, whose newsletter it was (null: from
+    // before the history had stores, for a person with client accounts in more than one).
     consentHistory: consents.map((event) => ({
       consent: event.consent,
+      store: event.store_code,
       granted: Boolean(event.granted),
       source: event.source,
       at: time(event.created_at),

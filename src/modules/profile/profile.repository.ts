@@ -56,36 +56,53 @@ export async function updateProfileColumns(db: Db, userId: number, changes: Prof
 }
 
 /**
- * The newest event of each consent and answer (given, withdrawn) of the user: at most six rows, one
- * index seek each (marketing_consent_event_latest_idx). The history grows with every toggle; the
+ * The newest events the profile shows of the user in the store: of EMAIL, the newest given and the
+ * newest withdrawn in the store, and the newest withdrawal not attributed to a store (from before
+ * migration 2026_12_11_1500, when switching it off withdrew every store's); of SMS and
+ * PERSONALISATION, the person's in every store, the newest given and withdrawn in any store. At most
+ * seven rows, one index seek each (marketing_consent_event_store_idx and _unattributed_idx for
+ * EMAIL, marketing_consent_event_latest_idx for the others). The history grows with every toggle; the
  * profile shows only when each consent was last given and last withdrawn.
  */
-export async function latestConsentEvents(db: Db, userId: number) {
-  const newest = (consent: MarketingConsent, granted: boolean) =>
+export async function latestConsentEvents(db: Db, userId: number, storeCode: string) {
+  const newest = (consent: MarketingConsent, granted: boolean, store?: string | null) =>
     db
-      .selectFrom((eb) =>
-        eb
+      .selectFrom((eb) => {
+        let query = eb
           .selectFrom('marketing_consent_event')
-          .select(['id', 'consent', 'granted', 'created_at'])
+          .select(['id', 'consent', 'granted', 'store_code', 'created_at'])
           .where('user_id', '=', userId)
-          .where('consent', '=', consent)
-          .where('granted', '=', granted)
-          .orderBy('id', 'desc')
-          .limit(1)
-          .as('e'),
-      )
+          .where('consent', '=', consent);
+        if (store === null) query = query.where('store_code', 'is', null);
+        else if (store !== undefined) query = query.where('store_code', '=', store);
+        return query.where('granted', '=', granted).orderBy('id', 'desc').limit(1).as('e');
+      })
       .selectAll();
-  const [first, ...rest] = (['EMAIL', 'SMS', 'PERSONALISATION'] as const).flatMap((consent) => [
-    newest(consent, true),
-    newest(consent, false),
-  ]);
+  const [first, ...rest] = [
+    newest('EMAIL', true, storeCode),
+    newest('EMAIL', false, storeCode),
+    newest('EMAIL', false, null),
+    ...(['SMS', 'PERSONALISATION'] as const).flatMap((consent) => [newest(consent, true), newest(consent, false)]),
+  ];
   return rest.reduce((query, next) => query.unionAll(next), first!).execute();
 }
 
-export async function insertConsentEvent(db: Db, userId: number, consent: MarketingConsent, granted: boolean, now: number) {
+/** A change of the user's SMS or PERSONALISATION consent through the profile in the store (EMAIL's: the newsletter's). */
+export async function insertConsentEvent(
+  db: Db,
+  event: { userId: number; consent: MarketingConsent; granted: boolean; storeCode: string },
+  now: number,
+) {
   await db
     .insertInto('marketing_consent_event')
-    .values({ user_id: userId, consent, granted, source: 'PROFILE', created_at: now })
+    .values({
+      user_id: event.userId,
+      consent: event.consent,
+      granted: event.granted,
+      store_code: event.storeCode,
+      source: 'PROFILE',
+      created_at: now,
+    })
     .execute();
 }
 

@@ -89,16 +89,25 @@ export async function marketingEmailOf(db: Db, clientAccountId: number): Promise
 
 export async function readProfile(db: Db, actor: ProfileActor) {
   const profile = await profileOf(db, actor);
-  const latest = await latestConsentEvents(db, profile.user_id);
+  const latest = await latestConsentEvents(db, profile.user_id, actor.storeCode);
   const emailConfirmed = await isLoginEmailConfirmed(db, profile.user_id);
   const newsletter = await emailMarketingConsent(db, profile.email, actor.storeCode, emailConfirmed);
-  // The email consent is also given and withdrawn by links (the subscribe form's, the store's mails'
-  // unsubscribe), which the newsletter records on the store's subscription, not here: their times count too.
+  // The email consent is the store's subscription: the newsletter records its changes (the switch's,
+  // its links', a registration's) in the history with the store, and keeps the last consent and
+  // withdrawal times on the subscription, which may predate the address being this user's (a
+  // subscribe form's link followed before it was the login): the times of both count.
   const links = emailConfirmed ? await newsletterConsentTimes(db, profile.email, actor.storeCode) : { givenAt: null, withdrawnAt: null };
   const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
+  const newestOf = (events: typeof latest) =>
+    events.reduce<(typeof latest)[number] | undefined>(
+      (newest, event) => (newest && Number(newest.id) > Number(event.id) ? newest : event),
+      undefined,
+    );
   const state = (consent: MarketingConsent) => {
-    const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
-    const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
+    // Of EMAIL the store's own, and a withdrawal of every store's from before the history had stores
+    // (latestConsentEvents); of SMS and PERSONALISATION the person's, wherever given.
+    const given = newestOf(latest.filter((event) => event.consent === consent && Boolean(event.granted)));
+    const withdrawn = newestOf(latest.filter((event) => event.consent === consent && !event.granted));
     // A subscription with no time of its own to show (none before its link or switch): given with the terms.
     const registered = consent === 'EMAIL' && newsletter ? (profile.terms_accepted_at ?? profile.created_at) : null;
     const fromLinks = consent === 'EMAIL' ? links : { givenAt: null, withdrawnAt: null };
@@ -172,21 +181,21 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
       now,
     );
   }
+  // The email consent's change is recorded by the newsletter (above), in the history with the store
+  // as its links' are; SMS and PERSONALISATION are the person's, recorded here with the store they were changed in.
   for (const [name, consent] of Object.entries(CONSENTS) as Array<[keyof typeof CONSENTS, MarketingConsent]>) {
     const wanted = input.marketingConsents?.[name];
-    if (wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
-    await insertConsentEvent(trx, actor.userId, consent, wanted, now);
-    if (consent !== 'EMAIL') {
-      const data = {
-        customerId: actor.userId,
-        email: before.email,
-        channel: consent,
-        store: actor.storeCode,
-        granted: wanted,
-        source: 'profile',
-      };
-      await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
-    }
+    if (consent === 'EMAIL' || wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
+    await insertConsentEvent(trx, { userId: actor.userId, consent, granted: wanted, storeCode: actor.storeCode }, now);
+    const data = {
+      customerId: actor.userId,
+      email: before.email,
+      channel: consent,
+      store: actor.storeCode,
+      granted: wanted,
+      source: 'profile',
+    };
+    await emitEvent(trx, { type: 'consent.changed', stream: customerStream(actor.userId), data }, now);
   }
   // The same form again (a double click, a retry) changes nothing the platform is told of: no event.
   return emitCustomerUpdated(trx, actor, now, before);

@@ -5,12 +5,23 @@ import type { BooleanColumn } from '../../db/schema.js';
 
 export type MarketingConsent = 'EMAIL' | 'SMS' | 'PERSONALISATION';
 
-/** One change of a marketing consent: the current state is a user's newest row per consent. */
+/**
+ * One change of a marketing consent, the person's record of it: the current state is a user's newest
+ * row per consent (per consent and store for EMAIL). The profile's switch writes them, and the
+ * newsletter writes the EMAIL ones of every consent it records (its links, a registration's tick).
+ */
 export interface MarketingConsentEventTable {
   id: Generated<number>;
   user_id: number;
   consent: MarketingConsent;
   granted: BooleanColumn;
+  /**
+   * The store it was given or withdrawn in (migration 2026_12_11_1500): for EMAIL, whose newsletter
+   * it is; SMS and PERSONALISATION are the person's in every store, and it says where they were
+   * changed. Null: a row from before the column that could not be attributed.
+   */
+  store_code: string | null;
+  /** How: PROFILE, REGISTRATION, CONFIRMATION_LINK (the subscribe form's), UNSUBSCRIBE_LINK. */
   source: string;
   created_at: number;
 }
