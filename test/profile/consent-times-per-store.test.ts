@@ -1,7 +1,18 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newsletterCommand } from '../../src/modules/newsletter/index.js';
-import { createAccountsTestApp, GOOD_PASSWORD, login, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
+import {
+  createAccountsTestApp,
+  GOOD_PASSWORD,
+  login,
+  mailTo,
+  register,
+  registerVerified,
+  tokenFromMail,
+  uniqueEmail,
+  verify,
+  type AccountsTestApp,
+} from '../helpers/accounts.js';
 import { oneClick, oneClickPath, subscribeConfirmed } from '../newsletter/helpers.js';
 import { as } from './helpers.js';
 
@@ -104,5 +115,21 @@ describe('the email consent times, per store', () => {
     expect((await as(t, web)('DELETE', '/client-account', { password: GOOD_PASSWORD })).statusCode).toBe(204);
     const left = await t.database.db.selectFrom('marketing_consent_event').select('id').where('user_id', '=', userId).execute();
     expect(left).toEqual([]);
+  });
+
+  it("records a registration's tick in the store registered in", async () => {
+    const email = uniqueEmail('times-tick');
+    expect((await register(t, email, 'WEB2', { newsletter: true })).statusCode).toBe(200);
+    const verified = await verify(t, tokenFromMail(await mailTo(t, email, /./), 'verificationToken'), 'WEB2');
+    expect(verified.statusCode, verified.body).toBe(200);
+    const web2 = (verified.json() as { accessToken: string }).accessToken;
+    const consent = await emailConsent(web2, 'WEB2');
+    expect(consent).toEqual({ granted: true, givenAt: expect.any(String), withdrawnAt: null });
+    expect(await exportedConsentTimes(email)).toEqual({ WEB2: consent.givenAt });
+    const history = await as(t, web2, 'WEB2')('GET', '/client-account/export');
+    expect(history.json().profile.consentHistory).toEqual([
+      { consent: 'EMAIL', store: 'WEB2', granted: true, source: 'REGISTRATION', at: consent.givenAt!.replace(/\.\d{3}Z$/, 'Z') },
+    ]);
+    expect(await emailConsent(await tokenIn(email, 'WEB'), 'WEB')).toEqual({ granted: false, givenAt: null, withdrawnAt: null });
   });
 });
