@@ -1,4 +1,5 @@
 import type { Db, DatabaseHandle } from '../../db/database.js';
+import { markWritesNothingExported } from '../../db/no-exported-writes.js';
 import { systemClock, type Clock } from '../../infra/clock.js';
 import { groupBy } from '../../infra/group-by.js';
 import { NAME_KINDS, type NameKind, type PendingRow, type ProductDocument, type SearchEngine } from './engine.js';
@@ -41,9 +42,13 @@ export interface SearchLog {
 /** Marks a build done once nothing is queued; run after each batch and by every background tick. */
 export const finishBuild = markReadyWhenEmpty;
 
-/** Folds up to `limit` queued changes in one transaction; returns how many were taken. */
+/**
+ * Folds up to `limit` queued changes in one transaction; returns how many were taken. It writes only the
+ * index's own tables, so the data export's cut does not wait for it (db/no-exported-writes.ts).
+ */
 export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, limit: number, now: number): Promise<number> {
   return handle.db.transaction().execute(async (trx) => {
+    await markWritesNothingExported(trx);
     const claimed = await engine.claimPending(trx, limit);
     const byKind = groupBy(claimed, (row) => row.kind);
     const productIds = [...new Set([...ids(byKind.get('product')), ...ids(byKind.get('visibility'))])];
@@ -78,10 +83,12 @@ export async function foldBatch(handle: DatabaseHandle, engine: SearchEngine, li
 /**
  * Starts a full rebuild: in one transaction the index is emptied, every product, person,
  * publisher and series is queued and the state becomes 'building' (searches answer 503 from
- * now on, in every process). search_product is copied afresh too. Folding then refills it.
+ * now on, in every process). search_product is copied afresh too. Folding then refills it. Like a
+ * fold it writes only the index's tables: the data export's cut does not wait for it.
  */
 export async function startRebuild(handle: DatabaseHandle, engine: SearchEngine, now: number): Promise<number> {
   return handle.db.transaction().execute(async (trx) => {
+    await markWritesNothingExported(trx);
     await markBuilding(trx, now);
     for (const kind of ['product', ...NAME_KINDS] as const) await queueAll(trx, kind);
     await engine.clear(trx);

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Db } from '../../../db/database.js';
+import { markWritesNothingExported } from '../../../db/no-exported-writes.js';
 import { preparedQuery } from '../../../db/prepared.js';
 import { isPostgres } from '../../../db/row-lock.js';
 
@@ -79,10 +80,12 @@ export async function categoryListingIsStale(db: Db): Promise<boolean> {
  * Builds the subtrees, the listing and the counts afresh from the category tree and the products,
  * in one transaction; what it built from is recorded, so a tree change that lands meanwhile leaves
  * it stale for the next build. Writers wait for it (PostgreSQL: a table lock; SQLite: the write lock).
+ * It writes only the listing's own tables, so the data export's cut does not wait for it (db/no-exported-writes.ts).
  */
 export async function rebuildCategoryListing(db: Db): Promise<void> {
   const postgres = isPostgres(db);
   await db.transaction().execute(async (trx) => {
+    await markWritesNothingExported(trx);
     // The count before the deltas, in the order a fold takes them (foldCategoryListingDeltas).
     if (postgres)
       await sql`lock table category_subtree, category_listing, category_listing_count, category_listing_delta in share row exclusive mode`.execute(
@@ -125,11 +128,13 @@ export async function rebuildCategoryListing(db: Db): Promise<void> {
  * PostgreSQL: moves the totals' deltas the triggers wrote (committed ones) into category_listing_count, in one
  * transaction, so a total read before or after it is the same. Writers only insert deltas, so it waits for
  * none of them, nor they for it; the count's lock (share row exclusive, which no writer takes any more) makes
- * it wait for another fold or a rebuild instead of folding the same rows twice. Returns the deltas folded.
+ * it wait for another fold or a rebuild instead of folding the same rows twice (left out of the data export's
+ * cut as the rebuild is, else a fold waiting on a rebuild held it back as long). Returns the deltas folded.
  */
 export async function foldCategoryListingDeltas(db: Db): Promise<number> {
   if (!isPostgres(db)) return 0;
   return db.transaction().execute(async (trx) => {
+    await markWritesNothingExported(trx);
     await sql`lock table category_listing_count in share row exclusive mode`.execute(trx);
     const { rows } = await sql<{ folded: number | string }>`
       with moved as (delete from category_listing_delta returning category_id, audience, delta),
