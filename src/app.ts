@@ -277,7 +277,12 @@ export async function buildApp(config: Config, infra: Infra): Promise<App> {
     { prefix: config.basePath },
   );
   // The analytics partner's API: its own prefix, HTTP Basic, not store-scoped, its own API document.
-  await app.register(dataExportRoutes, { database: infra.database.replicaReads, config, prefix: config.dataExportPath });
+  await app.register(dataExportRoutes, {
+    database: infra.database.replicaReads,
+    primary: infra.database,
+    config,
+    prefix: config.dataExportPath,
+  });
   // Prometheus scrapes the root path; on the API only behind METRICS_TOKEN (else it is on its own listener, or off).
   if (metricsAt === 'api') await app.register(metricsRoutes, metricsDeps(config, infra));
 

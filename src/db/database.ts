@@ -64,6 +64,11 @@ export interface DatabaseHandle {
   replicaReads: DatabaseHandle;
   /** With a replica: whether it is read from now (for readiness and metrics). */
   replicaUsable?: () => boolean;
+  /**
+   * With a replica, on `replicaReads`: whether its reads made now see the primary's WAL up to `lsn`
+   * (db/replica-routing.ts, `seesPrimaryWal`); undefined where every read goes to the primary.
+   */
+  seesPrimaryWal?: (lsn: string) => Promise<boolean>;
   /** The connections now, for /metrics: the pool's on PostgreSQL; SQLite's one connection and the transactions waiting for it. */
   connections(): ConnectionStats;
   close(): Promise<void>;
@@ -294,7 +299,7 @@ function openPostgres(
   }
   const router = replicaRouter(pool, newPool(replica.url, connectTimeoutMs), { maxLagMs: replica.maxLagMs });
   const routed = postgresHandle(router, pool, names);
-  const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable });
+  const replicaReads = readingItself({ ...routed, replicaUsable: router.replicaUsable, seesPrimaryWal: router.seesPrimaryWal });
   return {
     ...primary,
     replicaReads,

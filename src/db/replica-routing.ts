@@ -29,7 +29,17 @@ export interface ReplicaRouter extends PoolSource {
   replicaUsable(): boolean;
   /** Measures the lag now (the background check calls it; tests too). */
   check(): Promise<void>;
+  /**
+   * Whether a read made now sees the primary's WAL up to `lsn` (a position the primary gave, e.g.
+   * pg_current_wal_insert_lsn()): at once when it goes to the primary (inside `onPrimary`, or the replica
+   * not usable), else whether the replica has replayed that far (pg_last_wal_replay_lsn(); false when it
+   * cannot answer, or is no standby). A lag within `maxLagMs` still misses what committed just before.
+   */
+  seesPrimaryWal(lsn: string): Promise<boolean>;
 }
+
+// On the replica: whether it has replayed the primary's WAL up to $1 (null, so false, on a server not in recovery).
+const REPLAYED_SQL = 'select pg_last_wal_replay_lsn() >= $1::pg_lsn as replayed';
 
 // On the replica: 0 when everything received has been replayed, else how old the last replayed
 // transaction is. An idle primary sends nothing, so an old replay timestamp alone means no lag.
@@ -60,6 +70,15 @@ export function replicaRouter(primary: pg.Pool, replica: pg.Pool, options: Repli
     forTransaction: (readOnly) => (readOnly && readsReplica() ? replica : primary),
     replicaUsable: () => usable,
     check,
+    async seesPrimaryWal(lsn) {
+      if (!readsReplica()) return true;
+      try {
+        const { rows } = await replica.query<{ replayed: boolean | null }>(REPLAYED_SQL, [lsn]);
+        return rows[0]?.replayed === true;
+      } catch {
+        return false;
+      }
+    },
     async stop() {
       clearInterval(timer);
       if (!replica.ended) await replica.end();

@@ -13,9 +13,9 @@ import { exportPage, exportStream, wantsNdjson } from './data-export.service.js'
 import { createExportAuth, ExportCredentialsError, type ExportUser } from './export-auth.js';
 import { createExportPager, DEFAULT_PAGER_OPTIONS } from './export-pager.js';
 import { EXPORT_ERRORS, EXPORT_ROUTES } from './export-routes.js';
-import { oldestOpenTransactionAge } from './open-writes.repository.js';
+import { openWrites } from './open-writes.repository.js';
 import { createReadAhead } from './read-ahead.js';
-import { settledCut } from './settled-cut.js';
+import { replicaCaughtUp, settledCut } from './settled-cut.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -25,7 +25,10 @@ declare module 'fastify' {
 }
 
 export interface DataExportDeps {
+  /** Where the export reads: with DATABASE_REPLICA_URL the replica view (`replicaReads`). */
   database: DatabaseHandle;
+  /** The primary's own handle, for a read the replica has not caught up for (replicaCaughtUp); `database` without one. */
+  primary?: DatabaseHandle;
   config: DataExportConfig;
 }
 
@@ -39,7 +42,7 @@ const STREAM_FAILURE_LINE = `${JSON.stringify({ error: errorBody(500, 'The expor
  * main API: HTTP Basic as an export user, not store-scoped, and documented in its own OpenAPI
  * document (`<DATA_EXPORT_PATH>/openapi.json`) rather than the main one.
  */
-export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async (app, { database, config }) => {
+export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async (app, { database, primary = database, config }) => {
   const db = database.db;
   app.decorateRequest('exportUser', null);
   const authenticateExportUser = createExportAuth(db, config.dataExport);
@@ -98,12 +101,14 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
         // The cut also waits for the transactions still open (settledCut): their rows are stamped before they commit.
         // Their start on the app's clock: its time now less their age (the database's own clock may differ).
-        const oldestOpen = async () => {
-          const age = await oldestOpenTransactionAge(database);
-          return age === undefined ? undefined : request.actionTime + (Date.now() - since) - age;
+        const openTransactions = async () => {
+          const { age, wal } = await openWrites(database);
+          return { oldest: age === undefined ? undefined : request.actionTime + (Date.now() - since) - age, wal };
         };
-        const settledUntil = await settledCut(oldestOpen, window, request.actionTime + wait, config.dataExport.settleMs);
-        const context = { db: database.readDb, defaultStore: config.defaultStore, now: request.actionTime, settledUntil };
+        const cut = await settledCut(openTransactions, window, request.actionTime + wait, config.dataExport.settleMs);
+        // A replica that has not replayed what the cut was decided on misses rows the cut shows: the primary answers then.
+        const readDb = (await replicaCaughtUp(database.seesPrimaryWal, cut.wal)) ? database.readDb : primary.readDb;
+        const context = { db: readDb, defaultStore: config.defaultStore, now: request.actionTime, settledUntil: cut.until };
         reply.header('Vary', 'Accept');
         if (wantsNdjson(request.headers.accept)) {
           reply.header('Content-Type', 'application/x-ndjson; charset=utf-8');
