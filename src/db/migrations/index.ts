@@ -121,6 +121,7 @@ import * as addOrderGiftDownloadExpires from './2026_12_10_1040_add_order_gift_d
 import * as newsletterFlagSubscriptions from './2026_12_10_1060_newsletter_flag_subscriptions.js';
 import * as categoryListingLockOrder from './2026_12_10_1110_category_listing_lock_order.js';
 import * as addMarketingConsentEventStore from './2026_12_11_1500_add_marketing_consent_event_store.js';
+import * as createSubscriptionChargeRefund from './2026_12_11_1200_create_subscription_charge_refund.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -247,4 +248,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_10_1060_newsletter_flag_subscriptions': newsletterFlagSubscriptions,
   '2026_12_10_1110_category_listing_lock_order': categoryListingLockOrder,
   '2026_12_11_1500_add_marketing_consent_event_store': addMarketingConsentEventStore,
+  '2026_12_11_1200_create_subscription_charge_refund': createSubscriptionChargeRefund,
 };

@@ -86,8 +86,11 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   // is written, as a removal, a confirmation and an erasure take it before the rows they write.
   const clientAccountId = status.chargedBack ? await lockChargeOwner(trx, charge) : null;
   // What the payment's refunds came to, whatever else the status does: a settled charge refunded in part stays
-  // settled, and is revenue less this (stats.service.ts). Refunds only add up, so a repeated callback records nothing.
-  const refundedMore = status.state === 'refunded' && (await recordRefunded(trx, Number(charge.id), status.refundedCents));
+  // settled, and what came back now is taken off this month's revenue (stats.service.ts). Refunds only add up, so a
+  // repeated callback records nothing.
+  const refundedMore =
+    status.state === 'refunded' &&
+    (await recordRefunded(trx, Number(charge.id), status.refundedCents, status.chargedBack ? 'chargeback' : 'refund', now));
   const applied = await applyChargeOutcome(
     trx,
     charge,

@@ -120,6 +120,7 @@ export function newCharge(
     refund_refused_at: null,
     refund_tried_at: null,
     refunded_cents: 0,
+    settled_at: null,
     created_at: now,
     updated_at: now,
   };

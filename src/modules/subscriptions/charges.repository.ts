@@ -2,7 +2,8 @@
 // inserted (and committed) before the gateway is called.
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
-import type { ChargeState, SubscriptionChargeTable } from './subscriptions.tables.js';
+import { lockedOnPostgres } from '../../db/row-lock.js';
+import type { ChargeRefundKind, ChargeState, SubscriptionChargeTable } from './subscriptions.tables.js';
 
 export type ChargeRow = Selectable<SubscriptionChargeTable>;
 
@@ -189,18 +190,32 @@ export async function setChargeReference(db: Db, id: number, reference: string, 
 
 /**
  * Records what the gateway reports refunded of the charge's payment, if more than recorded: refunds only add up,
- * so a callback repeated, or late with an older and smaller sum, changes nothing; true when it recorded more. Not
- * a move of the charge: its state and updated_at stay (a settled charge's revenue is counted in the month it
- * settled, stats.service.ts).
+ * so a callback repeated, or late with an older and smaller sum, changes nothing; true when it recorded more. What
+ * is more is a refund of its own (`kind`, made `now`), which `subscription stats` takes off the month it was made in;
+ * refunded_cents stays the sum of those rows, as both are written here, the charge's row locked first (on SQLite the
+ * write transaction is serial). Not a move of the charge: its state and updated_at stay. Call it in a transaction.
  */
-export async function recordRefunded(db: Db, id: number, cents: number): Promise<boolean> {
-  const result = await db
-    .updateTable('subscription_charge')
-    .set({ refunded_cents: cents })
-    .where('id', '=', id)
-    .where('refunded_cents', '<', cents)
-    .executeTakeFirst();
-  return result.numUpdatedRows > 0n;
+export async function recordRefunded(db: Db, id: number, cents: number, kind: ChargeRefundKind, now: number): Promise<boolean> {
+  const charge = await lockedOnPostgres(
+    db,
+    db.selectFrom('subscription_charge').select('refunded_cents').where('id', '=', id),
+  ).executeTakeFirst();
+  if (!charge || charge.refunded_cents >= cents) return false;
+  await db
+    .insertInto('subscription_charge_refund')
+    .values({ charge_id: id, kind, amount_cents: cents - charge.refunded_cents, refunded_at: now })
+    .execute();
+  await db.updateTable('subscription_charge').set({ refunded_cents: cents }).where('id', '=', id).execute();
+  return true;
+}
+
+/**
+ * Records the rest of the charge's payment gone back (a refund that leaves nothing of it: markRefunded), as
+ * recordRefunded does; nothing when all of it is recorded already (the gateway's callback came first).
+ */
+export async function recordRefundedWhole(db: Db, id: number, kind: ChargeRefundKind, now: number): Promise<void> {
+  const charge = await db.selectFrom('subscription_charge').select('amount_cents').where('id', '=', id).executeTakeFirstOrThrow();
+  await recordRefunded(db, id, charge.amount_cents, kind, now);
 }
 
 /** The card a pending charge is made with, when sent again with the subscription's card of now (billing.service.ts resendCharge). */
@@ -227,7 +242,7 @@ export async function finishCharge(
 ): Promise<{ toldPending: boolean } | null> {
   const row = await db
     .updateTable('subscription_charge')
-    .set({ state, updated_at: now, ...(reference === null ? {} : { reference }) })
+    .set({ state, updated_at: now, ...settledAtOf(state, now), ...(reference === null ? {} : { reference }) })
     .where('id', '=', id)
     .where('state', '=', 'pending')
     .returning('pending_told_at')
@@ -283,6 +298,17 @@ export function takeOverTelling(db: Db, id: number, now: number): Promise<Charge
 
 type FinishedState = Exclude<ChargeState, 'pending'>;
 
+/**
+ * settled_at as a move to `to` sets it: now when the charge settles (finished settled, or a late settle that pays);
+ * none when its money is to go back (refund_due: from failed it had none, and from settled it settled in the same
+ * transaction, taken for nothing: billing.apply.ts refundDue); kept otherwise (refunded or charged back later, the
+ * month it settled in keeps it).
+ */
+function settledAtOf(to: FinishedState, now: number): { settled_at?: number | null } {
+  if (to === 'settled') return { settled_at: now };
+  return to === 'refund_due' ? { settled_at: null } : {};
+}
+
 /** Moves a charge from one finished state (or any of several) to another; false when it is in none of `from` (applied already). */
 export async function moveCharge(
   db: Db,
@@ -294,7 +320,7 @@ export async function moveCharge(
 ): Promise<boolean> {
   const result = await db
     .updateTable('subscription_charge')
-    .set({ state: to, updated_at: now, ...(reference === null ? {} : { reference }) })
+    .set({ state: to, updated_at: now, ...settledAtOf(to, now), ...(reference === null ? {} : { reference }) })
     .where('id', '=', id)
     .where('state', 'in', typeof from === 'string' ? [from] : from)
     .executeTakeFirst();

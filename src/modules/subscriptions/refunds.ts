@@ -23,9 +23,10 @@ import {
   markChargeRefundRefused,
   moveCharge,
   recordRefunded,
+  recordRefundedWhole,
   type ChargeRow,
 } from './charges.repository.js';
-import type { ChargeState } from './subscriptions.tables.js';
+import type { ChargeRefundKind, ChargeState } from './subscriptions.tables.js';
 import { queueSubscriptionMail } from './subscriptions.mails.js';
 
 // Money a charge took for nothing goes back (billing.apply.ts decides when: a late settle the
@@ -170,6 +171,11 @@ const REFUNDER_FROM = ['refund_due', 'refund_refused'] as const;
  */
 export type RefundedBy = 'gateway' | 'byHand' | 'chargedBack';
 
+const REFUND_KINDS = { gateway: 'refund', byHand: 'by_hand', chargedBack: 'chargeback' } as const satisfies Record<
+  RefundedBy,
+  ChargeRefundKind
+>;
+
 /**
  * The charge refunded, and its customer told (a refund of an upgrade names it; of a period's
  * charge, the plan), once: the conditional move is made by one refunder only. `from`: the states a
@@ -183,6 +189,8 @@ export async function markRefunded(
   by: RefundedBy = 'gateway',
 ): Promise<'refunded' | 'moved-already'> {
   if (!(await moveCharge(trx, Number(charge.id), from, 'refunded', null, now))) return 'moved-already';
+  // What of it had not gone back yet is a refund of now (the charge's refunded sum, which its customer's data shows).
+  await recordRefundedWhole(trx, Number(charge.id), REFUND_KINDS[by], now);
   const upgrade = charge.purpose === 'UPGRADE';
   const kind =
     by === 'chargedBack'
@@ -216,7 +224,7 @@ async function markRefundRefused(
 ): Promise<RefundOutcome> {
   if (!(await markChargeRefundRefused(trx, Number(charge.id), refusal.slice(0, REFUSAL_CHARS), now))) return 'moved-already';
   if (status?.state === 'refunded' && status.orderReference === charge.order_reference)
-    await recordRefunded(trx, Number(charge.id), status.refundedCents);
+    await recordRefunded(trx, Number(charge.id), status.refundedCents, status.chargedBack ? 'chargeback' : 'refund', now);
   afterCommit(trx, () => {
     subscriptionLateSettlesTotal.inc({ outcome: 'refund_refused' });
     log?.error(

@@ -1,4 +1,4 @@
-// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500 and 1700, 2026_12_08_1021). Conventions of every table: src/db/schema.ts.
+// The subscriptions module's tables (migrations 2026_11_24_1400 and 1500, 2026_11_29_0800, 2026_11_30_0650 and 1900, 2026_12_01_1500 and 1700, 2026_12_08_1021, 2026_12_11_1200). Conventions of every table: src/db/schema.ts.
 import type { Generated } from 'kysely';
 import type { BooleanColumn } from '../../db/schema.js';
 
@@ -149,12 +149,33 @@ export interface SubscriptionChargeTable {
    */
   card_id: number | null;
   /**
-   * What the gateway reports refunded of the charge's payment, in cents (migration 2026_12_09_1020): a refund in
-   * its portal, in part or whole, or a chargeback (whole). A settled charge is revenue less this (stats.service.ts).
+   * What of the charge's payment went back, in cents (migration 2026_12_09_1020): a refund in the gateway's portal,
+   * in part or whole, a chargeback (whole), the shop's own refund or one paid by hand. The sum of the charge's
+   * subscription_charge_refund rows, written with each (charges.repository.ts recordRefunded).
    */
   refunded_cents: number;
+  /**
+   * When the charge settled as the payment it was for (migration 2026_12_11_1200): the month `subscription stats`
+   * books it in, kept when it is refunded or charged back later. Null while pending, when failed, and for money
+   * taken for nothing (refund_due from its settle on).
+   */
+  settled_at: number | null;
   created_at: number;
   updated_at: number;
+}
+
+/**
+ * What went back of a charge's payment, one row a refund (migration 2026_12_11_1200): `subscription stats` takes it off
+ * the month it was made in. `unknown`: the sum recorded before these rows, neither its kind nor its time known.
+ */
+export type ChargeRefundKind = 'refund' | 'chargeback' | 'by_hand' | 'unknown';
+
+export interface SubscriptionChargeRefundTable {
+  id: Generated<number>;
+  charge_id: number;
+  kind: ChargeRefundKind;
+  amount_cents: number;
+  refunded_at: number;
 }
 
 /** An audiobook or e-book a subscription gave (takes.service.ts). */
@@ -181,5 +202,6 @@ export interface SubscriptionsTables {
   subscription: SubscriptionTable;
   subscription_trial_use: SubscriptionTrialUseTable;
   subscription_charge: SubscriptionChargeTable;
+  subscription_charge_refund: SubscriptionChargeRefundTable;
   subscription_take: SubscriptionTakeTable;
 }
