@@ -61,7 +61,7 @@ export interface SubscriptionShop {
 
 export async function startSubscriptionShop(
   env: Record<string, string> = {},
-  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile'> & { everypay?: EveryPayServerOptions } = {},
+  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile' | 'clock'> & { everypay?: EveryPayServerOptions } = {},
 ): Promise<SubscriptionShop> {
   const { everypay: server, ...appOptions } = options;
   const everypay = await startEveryPayServer(server);

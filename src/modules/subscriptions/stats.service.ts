@@ -2,12 +2,14 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { accountTrialSubjectSql } from './subscriptions.repository.js';
 
-// `subscription stats`: per calendar month (UTC) the revenue (settled charges, less what refunds in part at the
-// gateway gave back of them, in the month each settled), subscriptions
-// started, trials started and how many of them were converted (their first month was paid),
+// `subscription stats`: per calendar month (UTC) the revenue (charges settled in the month, less what went back in
+// the month of any charge that had settled: a refund in part or whole, a chargeback; each is booked in the month it
+// was made, so a month once closed does not change), subscriptions started (their first charge settled, even if it
+// went back later), trials started and how many of them were converted (their first month was paid),
 // subscriptions churned (ended or lapsed after they had started), the active count at the month's
 // end, and churn as churned / active at the month's start. Read in keyset pages, so memory grows
-// with the months, not with the subscriptions.
+// with the months, not with the subscriptions. Money taken for nothing (refund_due from its settle on) is no
+// revenue, nor is its refund taken off.
 
 export interface MonthStats {
   month: string;
@@ -56,9 +58,10 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
               .selectFrom('subscription_charge')
               .select('subscription_charge.id')
               .whereRef('subscription_charge.subscription_id', '=', 'subscription.id')
-              // Any settled charge: a period's, or an upgrade's that ended a trial and paid the first month
-              // (trials.ts); an upgrade of a paid period comes after a settled period's charge anyway.
-              .where('subscription_charge.state', '=', 'settled'),
+              // Any charge that settled: a period's, or an upgrade's that ended a trial and paid the first month
+              // (trials.ts); an upgrade of a paid period comes after a settled period's charge anyway. Settled once
+              // is enough: a refund or chargeback later does not unmake the months it started in.
+              .where('subscription_charge.settled_at', 'is not', null),
           )
           .as('paid'),
       )
@@ -84,16 +87,30 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
   for (let afterId = 0; ;) {
     const charges = await db
       .selectFrom('subscription_charge')
-      .select(['id', 'amount_cents', 'refunded_cents', 'updated_at'])
-      .where('state', '=', 'settled')
+      .select(['id', 'amount_cents', 'settled_at'])
+      .where('settled_at', 'is not', null)
       .where('id', '>', afterId)
       .orderBy('id')
       .limit(PAGE)
       .execute();
     if (charges.length === 0) break;
     afterId = Number(charges.at(-1)!.id);
-    // What a refund in part at the gateway gave back is no revenue (a charge refunded whole is `refunded`, not read here).
-    for (const charge of charges) at(monthOf(Number(charge.updated_at))).revenue += charge.amount_cents - charge.refunded_cents;
+    for (const charge of charges) at(monthOf(Number(charge.settled_at))).revenue += charge.amount_cents;
+  }
+  for (let afterId = 0; ;) {
+    const refunds = await db
+      .selectFrom('subscription_charge_refund as r')
+      .innerJoin('subscription_charge as c', 'c.id', 'r.charge_id')
+      .select(['r.id', 'r.amount_cents', 'r.refunded_at'])
+      // Of a charge counted above: what went back of money taken for nothing was never revenue.
+      .where('c.settled_at', 'is not', null)
+      .where('r.id', '>', afterId)
+      .orderBy('r.id')
+      .limit(PAGE)
+      .execute();
+    if (refunds.length === 0) break;
+    afterId = Number(refunds.at(-1)!.id);
+    for (const refund of refunds) at(monthOf(Number(refund.refunded_at))).revenue -= refund.amount_cents;
   }
   // Every month a subscription started or ended in is a key, and one ends no earlier than it
   // started: so the active count at a month's end is the running sum of started less churned.

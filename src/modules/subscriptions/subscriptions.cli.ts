@@ -12,8 +12,9 @@ import { subscriptionStats } from './stats.service.js';
 
 export const SUBSCRIPTION_USAGE = `  subscription bill                   charge every subscription due (renewals, retries) through its
                                       saved card, end cancelled ones; safe to run beside the worker
-  subscription stats                  per month: revenue, started, trials and their conversion,
-                                      churned, active at the month's end, churn rate (NDJSON)
+  subscription stats                  per month: revenue (settled in the month less what refunds and
+                                      chargebacks of the month gave back), started, trials and their
+                                      conversion, churned, active at the month's end, churn rate (NDJSON)
   subscription charges --pending      the charges still pending after 10 minutes, oldest first, to look
                                       up in the gateway's merchant portal by order reference (NDJSON)
   subscription charges --mismatched   the pending charges whose gateway named a payment that does not pay
