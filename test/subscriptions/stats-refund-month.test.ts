@@ -3,6 +3,7 @@ import { fixedClock } from '../../src/infra/clock.js';
 import { runCli } from '../helpers/cli.js';
 import { answers } from '../helpers/everypay-order.js';
 import { activeShelfSubscriber, call, chargesOf, startSubscriptionShop, type SubscriptionShop } from './helpers.js';
+import { settledForNothing } from './late-settle-helpers.js';
 
 // `subscription stats` booked what a refund in part gave back, and a chargeback, in the month the charge settled:
 // an accountant who had closed November saw its revenue change when a refund was made in December, and a
@@ -100,5 +101,21 @@ describe('subscription stats of a charge refunded or charged back in a later mon
     expect(exported).toEqual([
       expect.objectContaining({ amount: charge.amount_cents / 100, refunded: charge.amount_cents / 100, state: 'refunded' }),
     ]);
+  });
+
+  it('money taken for nothing and refunded by the shop: in no month, its refund recorded all the same', async () => {
+    clock.set(Date.now());
+    const { chargeId } = await settledForNothing(s);
+    const before = await stats();
+    await s.t.jobs.worker.drain({ includeDelayed: true });
+    const charge = await s.t.database.db.selectFrom('subscription_charge').selectAll().where('id', '=', chargeId).executeTakeFirstOrThrow();
+    expect(charge).toMatchObject({ state: 'refunded', settled_at: null, refunded_cents: charge.amount_cents });
+    const refunds = await s.t.database.db
+      .selectFrom('subscription_charge_refund')
+      .select(['kind', 'amount_cents'])
+      .where('charge_id', '=', chargeId)
+      .execute();
+    expect(refunds).toEqual([{ kind: 'refund', amount_cents: charge.amount_cents }]);
+    expect(await stats()).toEqual(before);
   });
 });
