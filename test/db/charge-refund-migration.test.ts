@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
@@ -41,24 +42,13 @@ describe(`migration 2026_12_11_1200_create_subscription_charge_refund on ${engin
       ['refunded', 0, NOV],
     ] as const) {
       n += 1;
-      await (db as any)
-        .insertInto('subscription_charge')
-        .values({
-          subscription_id: 9000 + n,
-          period_number: 1,
-          purpose: 'PERIOD',
-          attempt: 1,
-          plan_id: 1,
-          amount_cents: 750,
-          gateway: 'everypay',
-          order_reference: `MIGR${n}`,
-          idempotency_key: `key${n}`,
-          state,
-          refunded_cents: refunded,
-          created_at: updated - 1000,
-          updated_at: updated,
-        })
-        .execute();
+      // The row as that build wrote it: no settled_at (the column is gone after down).
+      await sql`
+        insert into subscription_charge (subscription_id, period_number, purpose, attempt, plan_id, amount_cents, gateway,
+          order_reference, idempotency_key, state, refunded_cents, created_at, updated_at)
+        values (${9000 + n}, 1, 'PERIOD', 1, 1, 750, 'everypay', ${`MIGR${n}`}, ${`key${n}`}, ${state}, ${refunded},
+          ${updated - 1000}, ${updated})
+      `.execute(db);
     }
     await chargeRefund.up(db);
 
