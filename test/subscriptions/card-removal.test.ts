@@ -213,3 +213,58 @@ describe('pruning an expired default card while its owner removes another card',
     },
   );
 });
+
+// The card a removal (or a chargeback, which takes a card as a removal does) or a prune moves subscriptions to is
+// one valid for their next renewal, or none: an expired card not pruned yet (or one that expires before the renewal
+// is due) was chosen as the other saved card, and the renewal charged it and was declined, while the customer, told
+// nothing, saved no new card. A client left with no usable card has no default, so a subscription made without a
+// card named is refused (save a card first), not paid with an expired one.
+describe('the other saved card expired', () => {
+  /** This month as a card's expiry: valid today, expired by a renewal a month on. */
+  const thisMonth = () => ({ expiry_year: new Date().getUTCFullYear(), expiry_month: new Date().getUTCMonth() + 1 });
+  const setExpiry = (id: number, expiry: { expiry_year: number; expiry_month?: number }) =>
+    s.t.database.db.updateTable('subscription_card').set(expiry).where('id', '=', id).execute();
+
+  it.each([
+    ['expired (not pruned yet)', { expiry_year: 2000 }],
+    ['valid today, expired by the renewal', 'this month'],
+  ] as const)('DELETE of the card a subscription renews with, the other %s: the subscription has no card', async (_, expiry) => {
+    const { customer, first, second } = await twoCards();
+    const sub = await subscribe(s, customer, 'SHELF5', first);
+    expect(sub.statusCode, sub.body).toBe(201);
+    await setExpiry(second, expiry === 'this month' ? thisMonth() : expiry);
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${first}`)).statusCode).toBe(204);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id: sub.json().id, status: 'ACTIVE', cardId: null })]);
+    if (expiry !== 'this month') {
+      expect(await listed(customer)).toEqual([expect.objectContaining({ id: second, isDefault: false })]);
+      expect(expectFieldErrors(await subscribe(s, customer, 'AUDIO1'))).toEqual(['cardId']);
+    }
+  });
+
+  it('DELETE with an expired card and a valid one left: the subscription moves to the valid one, also when the expired one is newer', async () => {
+    const { customer, first, second } = await twoCards();
+    const third = await saveCard(s, customer);
+    await s.everypay.callbacksIdle();
+    const sub = await subscribe(s, customer, 'SHELF5', first);
+    expect(sub.statusCode, sub.body).toBe(201);
+    await setExpiry(third, { expiry_year: 2000 });
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${first}`)).statusCode).toBe(204);
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id: sub.json().id, cardId: second })]);
+    expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
+      [second, true],
+      [third, false],
+    ]);
+  });
+
+  it('pruning: a subscription whose card expired moves to none when the other card expires before its renewal', async () => {
+    const { customer, first, second } = await twoCards();
+    const sub = await subscribe(s, customer, 'SHELF5', second);
+    expect(sub.statusCode, sub.body).toBe(201);
+    await setExpiry(second, { expiry_year: 2000 });
+    await setExpiry(first, thisMonth());
+    await subscriptionCardPruning(s.t.database.db, Date.now());
+    expect(await subscriptionsOf(customer)).toEqual([expect.objectContaining({ id: sub.json().id, cardId: null })]);
+    // Still the default: it is valid today, for a subscription renewing before its expiry's end.
+    expect(await listed(customer)).toEqual([expect.objectContaining({ id: first, isDefault: true })]);
+  });
+});

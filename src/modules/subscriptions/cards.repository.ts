@@ -174,6 +174,22 @@ export async function makeDefault(db: Db, clientAccountId: number, id: number | 
   if (id !== null) await db.updateTable('subscription_card').set({ is_default: true, updated_at: now }).where('id', '=', id).execute();
 }
 
+/** The subscriptions naming one of the cards `ids` (whatever their status), with what tells when each is charged next. */
+export function subscriptionsOfCards(db: Db, ids: number[]) {
+  return db
+    .selectFrom('subscription')
+    .select(['id', 'status', 'period_end', 'next_attempt_at'])
+    .where('card_id', 'in', ids.length > 0 ? ids : [-1])
+    .orderBy('id')
+    .execute();
+}
+
+/** Points the subscriptions `subscriptionIds` at card `cardId`, or at none. */
+export async function setSubscriptionsCard(db: Db, subscriptionIds: number[], cardId: number | null, now: number): Promise<void> {
+  if (subscriptionIds.length === 0) return;
+  await db.updateTable('subscription').set({ card_id: cardId, updated_at: now }).where('id', 'in', subscriptionIds).execute();
+}
+
 /** Removes cards and points the subscriptions that used them at `replacement` (or at none). */
 export async function deleteCards(db: Db, ids: number[], replacement: number | null, now: number): Promise<number> {
   if (ids.length === 0) return 0;

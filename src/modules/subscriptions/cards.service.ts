@@ -36,11 +36,13 @@ import {
   ownCard,
   recentPendingCard,
   setPaymentStarted,
+  setSubscriptionsCard,
+  subscriptionsOfCards,
   type CardRow,
 } from './cards.repository.js';
 import type { CardTokens } from './card-tokens.js';
 import { countPaymentStatus } from './payments-metric.js';
-import { DAY_MS } from './periods.js';
+import { DAY_MS, nextChargeAt } from './periods.js';
 
 // Saved cards. POST starts the gateway's card-saving payment (nothing is taken: amount 0 with a
 // token requested under an unscheduled agreement) and answers its redirect form; asked again while
@@ -286,8 +288,9 @@ export async function setDefaultCard(db: Kysely<Database>, clientAccountId: numb
 }
 
 /**
- * Removes a saved card; subscriptions that used it move to the default card left (or to none until
- * one is saved). Only a saved (ACTIVE) card, as for making one the default: a card being saved or
+ * Removes a saved card; subscriptions that used it move to a card left that is valid for their next renewal (the
+ * default card, else the newest such), or to none until one is saved (dropCards). Only a saved (ACTIVE) card, as for
+ * making one the default: a card being saved or
  * declined is listed nowhere and is the same 404 as an unknown one. It is left to its gateway's word
  * (a shopper who pays after all has asked for the card, and gets it saved) and to pruning. Under
  * the client's lock: a card confirmed meanwhile is either seen here (and made the default when the
@@ -302,26 +305,52 @@ export async function removeCard(db: Kysely<Database>, clientAccountId: number, 
 
 /**
  * A removal's work, under the client's lock (lockCardOwner or lockLiveClientAccount): the client's saved card `id`
- * goes, the subscriptions that used it move to the default card left (or the newest, then made the default), or to
- * none. Also what a chargeback of a charge made with the card does (billing.apply.ts). False when the client has no
- * such saved card (unknown, another's, not saved, or gone already).
+ * goes, as dropCards takes cards. Also what a chargeback of a charge made with the card does (billing.apply.ts). False
+ * when the client has no such saved card (unknown, another's, not saved, or gone already).
  */
 export async function dropSavedCard(trx: Db, clientAccountId: number, id: number, now: number): Promise<boolean> {
   const card = await ownCard(trx, clientAccountId, id);
   if (!card || card.state !== 'ACTIVE') return false;
-  const others = (await activeCardsOf(trx, clientAccountId)).filter((other) => Number(other.id) !== id);
-  const next = others.find((other) => other.is_default) ?? others.at(-1);
-  await deleteCards(trx, [id], next ? Number(next.id) : null, now);
-  if (card.is_default && next) await makeDefault(trx, clientAccountId, Number(next.id), now);
+  await dropCards(trx, clientAccountId, [id], now);
   return true;
 }
 
 /**
+ * The client's cards `ids` go, under the client's lock. Each subscription that used one moves to the card left that
+ * is valid for its next charge (nextChargeAt: a renewal's period end, a retry's time): the default card if it is,
+ * else the newest such (activeCardsOf is in id order); none when no card left is, and the existing "no card" rules
+ * follow (its renewal fails without a gateway call, the billingFailed mail asks for a new card, and the card the
+ * customer saves next is given to it: giveCardToWaiting). Picking the default or the newest whatever its expiry, a
+ * card expired and not pruned yet (or expiring before the renewal) was charged and declined. The default is then
+ * the default card if it is valid today, else the newest card that is; none when every card left has expired, so
+ * that a subscription made without a card named asks for one rather than paying with an expired card. Answers how
+ * many cards went.
+ */
+async function dropCards(trx: Db, clientAccountId: number, ids: number[], now: number): Promise<number> {
+  const left = (await activeCardsOf(trx, clientAccountId)).filter((card) => !ids.includes(Number(card.id)));
+  const validAt = (at: number) => {
+    const valid = left.filter((card) => !cardExpired(card, at));
+    return valid.find((card) => card.is_default) ?? valid.at(-1);
+  };
+  const moves = new Map<number | null, number[]>();
+  for (const sub of await subscriptionsOfCards(trx, ids)) {
+    const next = validAt(nextChargeAt(sub, now));
+    const to = next ? Number(next.id) : null;
+    moves.set(to, [...(moves.get(to) ?? []), Number(sub.id)]);
+  }
+  for (const [to, subscriptionIds] of moves) await setSubscriptionsCard(trx, subscriptionIds, to, now);
+  const removed = await deleteCards(trx, ids, null, now);
+  const byDefault = validAt(now);
+  if (byDefault && !byDefault.is_default) await makeDefault(trx, clientAccountId, Number(byDefault.id), now);
+  return removed;
+}
+
+/**
  * Maintenance: never-confirmed cards older than a day and expired cards; answers how many went.
- * Under their owners' locks, as a removal: a client whose default card goes gets its newest card
- * still usable (saved, not expired) as the default, and the subscriptions that used a pruned card
- * move to the client's default card (or to none, as after a removal, when none is left). The cards
- * are read again under the locks, so one confirmed or removed meanwhile is seen as it is now.
+ * Under their owners' locks, as a removal, and moved off as a removal moves them (dropCards): a client whose default
+ * card goes gets its newest card still usable as the default, and the subscriptions that used a pruned card move to
+ * a card valid for their next renewal, or to none. The cards are read again under the locks, so one confirmed or
+ * removed meanwhile is seen as it is now.
  */
 export async function pruneCards(db: Kysely<Database>, now: number): Promise<number> {
   const candidates = await cardsToPrune(db, now - PENDING_CARD_LIFETIME_MS, now);
@@ -337,15 +366,7 @@ export async function pruneCards(db: Kysely<Database>, now: number): Promise<num
     const byOwner = new Map<number, number[]>();
     for (const card of pruned) byOwner.set(card.clientAccountId, [...(byOwner.get(card.clientAccountId) ?? []), card.id]);
     let removed = 0;
-    for (const [clientAccountId, ids] of byOwner) {
-      const usable = (await activeCardsOf(trx, clientAccountId)).filter(
-        (card) => !ids.includes(Number(card.id)) && !cardExpired(card, now),
-      );
-      // The default card if it stays, else the newest usable one (activeCardsOf is in id order).
-      const next = usable.find((card) => card.is_default) ?? usable.at(-1);
-      removed += await deleteCards(trx, ids, next ? Number(next.id) : null, now);
-      if (next && !next.is_default) await makeDefault(trx, clientAccountId, Number(next.id), now);
-    }
+    for (const [clientAccountId, ids] of byOwner) removed += await dropCards(trx, clientAccountId, ids, now);
     return removed;
   });
 }

@@ -50,3 +50,16 @@ export function nextAttemptAt(failedAttempts: number, dueAt: number): number | n
 export function familyOf(kind: string): 'AUDIO' | 'EBOOK' {
   return kind === 'EBOOK_SHELF' ? 'EBOOK' : 'AUDIO';
 }
+
+/**
+ * When a subscription is charged next: its retry's time while it retries a failed renewal (FAILED), else its
+ * period's end; now, when that has passed. A saved card chosen for it (when its own goes: cards.service.ts) is one
+ * that has not expired by then, and a mail naming the card it renews with names one that has not (subscriptions.mails.ts).
+ */
+export function nextChargeAt(
+  sub: { status: string; period_end: number | string; next_attempt_at: number | string | null },
+  now: number,
+): number {
+  const due = sub.status === 'FAILED' && sub.next_attempt_at !== null ? Number(sub.next_attempt_at) : Number(sub.period_end);
+  return Math.max(now, due);
+}
