@@ -127,10 +127,12 @@ describe('a renewal charged back before the shop heard it settled', () => {
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: renewal.id, state: 'failed' });
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
     expect(await cardsOf(customer)).toEqual([]);
-    expect(await mailJobs(s, id)).toEqual(['purchased', 'chargedBack', 'cardRetired']);
+    // One mail, which tells the card too (chargeback-renewal-retry.test.ts); the failed retry, the billingFailed one.
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'renewalChargedBack']);
 
     const requestsBefore = mitPayments(s, id).length;
     await bill(s, end + 1000 + 86_400_000);
     expect(mitPayments(s, id)).toHaveLength(requestsBefore);
+    expect(await mailJobs(s, id)).toEqual(['purchased', 'renewalChargedBack', 'billingFailed']);
   });
 });

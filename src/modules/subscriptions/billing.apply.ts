@@ -5,6 +5,7 @@ import { afterCommit } from '../../db/after-commit.js';
 import { lockCardOwner, ownCard } from './cards.repository.js';
 import { dropSavedCard } from './cards.service.js';
 import {
+  attemptsNotRefundedBefore,
   countCharges,
   findCharge,
   finishCharge,
@@ -91,28 +92,26 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   const refundedMore =
     status.state === 'refunded' &&
     (await recordRefunded(trx, Number(charge.id), status.refundedCents, status.chargedBack ? 'chargeback' : 'refund', now));
-  const applied = await applyChargeOutcome(
-    trx,
-    charge,
-    outcome,
-    status.reference,
-    now,
-    // Refunded whole: the customer saw the money taken and given back. In part, the rest goes back by the
-    // shop's refund (markRefundDue below), whose mail tells it: the charge's own mail says declined.
+  // Refunded whole: the customer saw the money taken and given back. In part, the rest goes back by the
+  // shop's refund (markRefundDue below), whose mail tells it: the charge's own mail says declined.
+  const failedBy: FailedBy =
     status.state === 'refunded' && status.refundedCents >= status.amountCents
       ? status.chargedBack
         ? 'chargedBack'
         : 'refunded'
-      : 'declined',
-  );
+      : 'declined';
+  const applied = await applyChargeOutcome(trx, charge, outcome, status.reference, now, failedBy);
   // Settled now (not refunded: that money went back already) and finished before: a late settle.
   if (applied === 'applied-already' && status.state === 'settled') return applyLateSettle(trx, charge, status.reference, now);
   // A settled charge's money taken back whole at the gateway (a chargeback, a refund in its portal).
   if (applied === 'applied-already' && status.state === 'refunded' && status.refundedCents >= status.amountCents)
     return (await markTakenBack(trx, charge, clientAccountId, now)) ? 'taken-back' : applied;
   // Failed by a chargeback before the shop heard it settled: the disputed card goes as a settled charge's does, or
-  // the renewal's retries charged it again.
-  if (applied === 'failed' && clientAccountId !== null) await retireChargedCard(trx, charge, clientAccountId, now);
+  // the renewal's retries charged it again. A renewal left retrying was mailed renewalChargedBack, which tells the card.
+  if (applied === 'failed' && clientAccountId !== null) {
+    const told = failedBy === 'chargedBack' ? await retryingRenewalOf(trx, charge) : null;
+    await retireChargedCard(trx, charge, clientAccountId, now, told);
+  }
   // Failed by this status, a refund in part made before it settled the charge: the rest is no payment either
   // and goes back (the refunder refunds what is still standing), as a late settle nothing waits for does.
   if (applied === 'failed' && status.state === 'refunded' && status.amountCents > status.refundedCents)
@@ -125,6 +124,17 @@ async function chargeStatusApplied(trx: Db, charge: ChargeRow, status: PaymentSt
   // A refund in part of a charge finished before: recorded above, its state unchanged.
   if (applied === 'applied-already' && refundedMore) return 'part-refunded';
   return applied;
+}
+
+/**
+ * The subscription a failed renewal's charge left retrying its period (FAILED, the period before the charge's): the
+ * one applyChargeOutcome mailed the charge's failure to with the retry's card (renewalChargedBack); null otherwise
+ * (not a renewal, lapsed, paid meanwhile).
+ */
+async function retryingRenewalOf(trx: Db, charge: ChargeRow): Promise<number | null> {
+  if (charge.purpose !== 'PERIOD') return null;
+  const sub = await findSubscription(trx, Number(charge.subscription_id));
+  return sub?.status === 'FAILED' && sub.period_number === charge.period_number - 1 ? Number(sub.id) : null;
 }
 
 /** Locks the client account of the charge's subscription (lockCardOwner); its id. Its account never changes, so the subscription is read unlocked. */
@@ -166,9 +176,10 @@ async function markTakenBack(trx: Db, charge: ChargeRow, cardOwner: number | nul
 
 /**
  * The card a charge charged back was made with goes as a removal takes it (dropSavedCard), by the transaction that
- * moved the charge. `cardOwner`: its client account, locked (lockChargeOwner).
+ * moved the charge. `cardOwner`: its client account, locked (lockChargeOwner). `told`: a subscription mailed of the
+ * card already (renewalChargedBack), which is not mailed cardRetired besides.
  */
-async function retireChargedCard(trx: Db, charge: ChargeRow, cardOwner: number, now: number): Promise<void> {
+async function retireChargedCard(trx: Db, charge: ChargeRow, cardOwner: number, now: number, told: number | null = null): Promise<void> {
   // Read again: a charge sent again with another card names that one (billing.service.ts resendCharge).
   const cardId = (await findCharge(trx, Number(charge.id)))!.card_id;
   // Charges made before their card was recorded name none: that card is not known, and none is retired.
@@ -180,7 +191,7 @@ async function retireChargedCard(trx: Db, charge: ChargeRow, cardOwner: number, 
   // and what its renewal is charged to now: another saved card, or none until the customer saves one (left
   // untold, the renewal failed on no card and the customer first heard of it as a failed renewal).
   if (!card || !(await dropSavedCard(trx, cardOwner, Number(cardId), now))) return;
-  for (const id of renewing) await queueCardRetiredMail(trx, id, card.last_four ?? '', now);
+  for (const id of renewing) if (id !== told) await queueCardRetiredMail(trx, id, card.last_four ?? '', now);
 }
 
 /** The states of a charge whose money the shop was to give back, which a refund whole at the gateway finishes. */
@@ -377,10 +388,15 @@ export async function applyChargeOutcome(
   }
   await updateSubscription(trx, id, { status: 'FAILED', failed_attempts: failedAttempts, next_attempt_at: retryAt, updated_at: now });
   // A payment refunded before it settled is told as such on every attempt (the customer saw the money taken and
-  // given back), and not as a card that could not be charged; a decline is told at the first one. One charged back
-  // is told as the bank's doing: renewalRefunded promised a try of the saved card, which the chargeback retires.
-  if (failedBy === 'chargedBack') await queueSubscriptionMail(trx, id, 'chargedBack', now, Number(charge.id));
+  // given back), and not as a card that could not be charged. One charged back is told as the bank's doing, with what
+  // the retry charges (renewalChargedBack, rendered when sent: the other saved card the chargeback's retirement of the
+  // disputed card moved the subscription to, or a new card to save before the retry; retireChargedCard mails it no
+  // cardRetired besides). A decline is told at the period's first one (billingFailed), also after attempts refunded
+  // or charged back: counted by attempts, a retry after a chargeback that found no card (or declined the other card)
+  // was mailed nothing, and the customer's first word of it was the lapse.
+  if (failedBy === 'chargedBack') await queueSubscriptionMail(trx, id, 'renewalChargedBack', now, Number(charge.id));
   else if (failedBy === 'refunded') await queueSubscriptionMail(trx, id, 'renewalRefunded', now, Number(charge.id));
-  else if (failedAttempts === 1) await queueSubscriptionMail(trx, id, 'billingFailed', now);
+  else if ((await attemptsNotRefundedBefore(trx, id, charge.period_number, charge.attempt)) === 0)
+    await queueSubscriptionMail(trx, id, 'billingFailed', now);
   return 'failed';
 }

@@ -41,6 +41,24 @@ export async function countCharges(db: Db, subscriptionId: number, periodNumber:
   return Number(row.n);
 }
 
+/**
+ * How many renewal attempts of the subscription's period before `attempt` were anything but a payment refunded whole
+ * before it settled (failed with refunded_cents at its amount: given back in the portal, charged back): a decline, the
+ * one the billingFailed mail is sent for (billing.apply.ts).
+ */
+export async function attemptsNotRefundedBefore(db: Db, subscriptionId: number, periodNumber: number, attempt: number): Promise<number> {
+  const row = await db
+    .selectFrom('subscription_charge')
+    .select((eb) => eb.fn.countAll().as('n'))
+    .where('subscription_id', '=', subscriptionId)
+    .where('period_number', '=', periodNumber)
+    .where('purpose', '=', 'PERIOD')
+    .where('attempt', '<', attempt)
+    .where((eb) => eb.not(eb.and([eb('state', '=', 'failed'), eb('refunded_cents', '>=', eb.ref('amount_cents'))])))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export function findCharge(db: Db, id: number): Promise<ChargeRow | undefined> {
   return db.selectFrom('subscription_charge').selectAll().where('id', '=', id).executeTakeFirst();
 }

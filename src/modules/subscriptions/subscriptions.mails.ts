@@ -3,10 +3,11 @@ import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
-import { lastLocalDay } from '../../infra/shop-time.js';
+import { lastLocalDay, localTime } from '../../infra/shop-time.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Mailer } from '../../infra/mail/mailer.js';
 import { findCharge, takeOverTelling, type ChargeRow } from './charges.repository.js';
+import { nextChargeAt } from './periods.js';
 import { titleOf } from './plans.js';
 import { cardExpired, findCard, type CardRow } from './cards.repository.js';
 import { findPlan, findSubscription, subscriberOf, type SubscriptionRow } from './subscriptions.repository.js';
@@ -27,9 +28,11 @@ import { escapeHtml } from '../../infra/html.js';
 // settled (given back in the gateway's portal, a chargeback) is told as refunded, never as declined: the
 // card was charged and the money came back (startRefunded, renewalRefunded; an upgrade's, upgradeRefunded).
 // A payment the customer's bank took back on their dispute (a chargeback) is no refund of the shop's: a charge the
-// shop owed back, or a renewal not yet settled, so returned is mailed `chargedBack`, which says so and that the shop
-// neither refunds it nor charges it again (mailed as refunded, it read as the shop's refund, the renewal's "we
-// try your saved card again" of a card the chargeback retired).
+// shop owed back so returned is mailed `chargedBack`, which says so and that the shop neither refunds it nor charges
+// it again (mailed as refunded, it read as the shop's refund). A renewal not yet settled so returned is mailed
+// `renewalChargedBack`: the same, and what its retry does, as the subscription is when the mail is sent (the other
+// saved card it renews with now, valid for the retry, and the retry's day; or a new card to save before that day).
+// It said "nor charge it again" while the retry charged the other saved card.
 // A charge whose request may die before it
 // answers has a job of its own due once it must have answered (queueAnswerDeadline), which mails the
 // outcome the request never told.
@@ -50,7 +53,8 @@ type ChargeMailKind =
   | 'paymentRefunded'
   | 'upgradeRefundedByHand'
   | 'paymentRefundedByHand'
-  | 'chargedBack';
+  | 'chargedBack'
+  | 'renewalChargedBack';
 const CHARGE_MAILS: readonly string[] = [
   'startDeclined',
   'startRefunded',
@@ -63,6 +67,7 @@ const CHARGE_MAILS: readonly string[] = [
   'upgradeRefundedByHand',
   'paymentRefundedByHand',
   'chargedBack',
+  'renewalChargedBack',
 ] satisfies ChargeMailKind[];
 
 /** The deadline of a charge's request (queueAnswerDeadline). */
@@ -149,8 +154,21 @@ export async function queueCardRetiredMail(trx: Db, subscriptionId: number, last
  */
 function cardRetiredBody(sub: SubscriptionRow, cardNow: CardRow | undefined, now: number): MessageKey | null {
   if (!['TRIAL', 'ACTIVE', 'FAILED'].includes(sub.status) || sub.cancel_at_period_end) return null;
-  if (cardNow && !cardExpired(cardNow, Math.max(now, Number(sub.period_end)))) return 'subscriptions.mail.cardRetiredOtherCard';
+  if (cardNow && !cardExpired(cardNow, nextChargeAt(sub, now))) return 'subscriptions.mail.cardRetiredOtherCard';
   return sub.status === 'FAILED' ? 'subscriptions.mail.cardRetiredRetrying' : 'subscriptions.mail.cardRetiredNoCard';
+}
+
+/**
+ * The body of a renewal's failure by a chargeback (renewalChargedBack) for the subscription as it is now: still
+ * retrying that renewal (FAILED in the period before the charge's), the retry charges the saved card it renews with
+ * now, valid then (the chargeback moved it off the disputed card: dropSavedCard), or asks for a new card before the
+ * retry; anything else (renewed meanwhile with a card the customer saved, cancelled) is the chargeback alone.
+ */
+function renewalChargedBackBody(sub: SubscriptionRow, charge: ChargeRow, cardNow: CardRow | undefined, now: number): MessageKey {
+  if (sub.status !== 'FAILED' || sub.period_number !== charge.period_number - 1 || sub.next_attempt_at === null)
+    return 'subscriptions.mail.chargedBack';
+  if (cardNow && !cardExpired(cardNow, nextChargeAt(sub, now))) return 'subscriptions.mail.renewalChargedBackOtherCard';
+  return 'subscriptions.mail.renewalChargedBackNoCard';
 }
 
 const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
@@ -170,6 +188,7 @@ const SUBJECTS: Record<SubscriptionMailKind, MessageKey> = {
   upgradeRefundedByHand: 'subscriptions.mail.refundedSubject',
   paymentRefundedByHand: 'subscriptions.mail.refundedSubject',
   chargedBack: 'subscriptions.mail.chargedBackSubject',
+  renewalChargedBack: 'subscriptions.mail.chargedBackSubject',
 };
 const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   purchased: 'subscriptions.mail.purchased',
@@ -188,6 +207,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   upgradeRefundedByHand: 'subscriptions.mail.upgradeRefundedByHand',
   paymentRefundedByHand: 'subscriptions.mail.paymentRefundedByHand',
   chargedBack: 'subscriptions.mail.chargedBack',
+  renewalChargedBack: 'subscriptions.mail.chargedBack',
 };
 
 export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {
@@ -205,9 +225,11 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const plan = (await findPlan(deps.db, Number(charge?.plan_id ?? sub.plan_id)))!;
     // The plan the subscription is on now, which a declined upgrade left it on.
     const current = job.kind === 'upgradeDeclined' ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
-    const cardNow = job.kind === 'cardRetired' && sub.card_id !== null ? await findCard(deps.db, Number(sub.card_id)) : undefined;
+    const aboutCard = job.kind === 'cardRetired' || job.kind === 'renewalChargedBack';
+    const cardNow = aboutCard && sub.card_id !== null ? await findCard(deps.db, Number(sub.card_id)) : undefined;
     const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub, cardNow, Date.now()) : null;
     if (job.kind === 'cardRetired' && retiredBody === null) return 'skipped';
+    const chargedBackBody = job.kind === 'renewalChargedBack' ? renewalChargedBackBody(sub, charge!, cardNow, Date.now()) : null;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
@@ -218,10 +240,14 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
       amount: charge ? formatEuros(charge.amount_cents, language) : '',
       lastFour: job.lastFour ?? '',
       cardNow: cardNow?.last_four ?? '',
+      // The day in Tallinn a retry of a failed renewal is due on.
+      retryOn: sub.next_attempt_at === null ? '' : localTime(Number(sub.next_attempt_at)).date,
     };
     // A subscription cancelled while its renewal failed ends at once (ENDED): no "use it until" a day already past.
     const body =
-      retiredBody ?? (job.kind === 'cancelled' && sub.status === 'ENDED' ? 'subscriptions.mail.cancelledEnded' : BODIES[job.kind]);
+      retiredBody ??
+      chargedBackBody ??
+      (job.kind === 'cancelled' && sub.status === 'ENDED' ? 'subscriptions.mail.cancelledEnded' : BODIES[job.kind]);
     const paragraphs = [translate(language, 'subscriptions.mail.greeting', params), translate(language, body, params)];
     await deps.mailer.send({
       to: subscriber.email,

@@ -68,6 +68,10 @@ const en = {
   'subscriptions.mail.chargedBackSubject': 'Your bank returned your payment of {amount}',
   'subscriptions.mail.chargedBack':
     'Your bank returned your payment of {amount} for {plan} to you, as it was disputed with them (a chargeback). The money is back with you, so we do not refund it ourselves, nor charge it again.',
+  'subscriptions.mail.renewalChargedBackOtherCard':
+    'Your bank returned your payment of {amount} for renewing {plan} to you, as it was disputed with them (a chargeback). The money is back with you, so we do not refund it ourselves, and we no longer charge the card it was made with: we have removed it from your saved cards. Your subscription is not renewed yet: we will try to charge the renewal to your saved card ending in {cardNow} on {retryOn}.',
+  'subscriptions.mail.renewalChargedBackNoCard':
+    'Your bank returned your payment of {amount} for renewing {plan} to you, as it was disputed with them (a chargeback). The money is back with you, so we do not refund it ourselves, and we no longer charge the card it was made with: we have removed it from your saved cards. Your subscription is not renewed yet, and no other saved card of yours can be charged for it: save a new card in your account before {retryOn}, when we try again, and that try charges it.',
   'subscriptions.mail.cardRetiredSubject': 'We no longer charge your card ending in {lastFour} for {plan}',
   'subscriptions.mail.cardRetiredNoCard':
     'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. Your subscription {plan} stays as it is until {until}. To keep it after that, save a new card in your account before then: its renewal is charged to it.',
@@ -146,6 +150,10 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.chargedBackSubject': 'Teie pank tagastas teie makse {amount}',
   'subscriptions.mail.chargedBack':
     'Teie pank tagastas teile teie makse {amount} tellimuse {plan} eest, sest see vaidlustati pangas (tagasinõue). Raha on teil tagasi, nii et meie seda ise ei tagasta ega võta uuesti.',
+  'subscriptions.mail.renewalChargedBackOtherCard':
+    'Teie pank tagastas teile teie makse {amount} tellimuse {plan} pikendamise eest, sest see vaidlustati pangas (tagasinõue). Raha on teil tagasi, nii et meie seda ise ei tagasta, ja kaardilt, millega makse tehti, me enam tasu ei võta: eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimus ei ole veel pikendatud: proovime pikendamise tasu võtta {retryOn} teie salvestatud kaardilt, mille number lõpeb {cardNow}.',
+  'subscriptions.mail.renewalChargedBackNoCard':
+    'Teie pank tagastas teile teie makse {amount} tellimuse {plan} pikendamise eest, sest see vaidlustati pangas (tagasinõue). Raha on teil tagasi, nii et meie seda ise ei tagasta, ja kaardilt, millega makse tehti, me enam tasu ei võta: eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimus ei ole veel pikendatud ja ühelt teie teiselt salvestatud kaardilt ei saa selle eest tasu võtta: salvestage oma kontol uus kaart enne {retryOn}, kui proovime uuesti, ja siis võetakse tasu sellelt.',
   'subscriptions.mail.cardRetiredSubject': 'Me ei võta enam tasu tellimuse {plan} eest kaardilt, mille number lõpeb {lastFour}',
   'subscriptions.mail.cardRetiredNoCard':
     'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimus {plan} kehtib nagu seni kuni {until}. Et see jätkuks ka pärast seda, salvestage enne seda oma kontol uus kaart: pikendamise tasu võetakse sellelt.',
@@ -224,6 +232,10 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.chargedBackSubject': 'Ваш банк вернул ваш платёж {amount}',
   'subscriptions.mail.chargedBack':
     'Ваш банк вернул вам платёж {amount} за {plan}, так как он был оспорен в банке (чарджбэк). Деньги уже у вас, поэтому мы сами их не возвращаем и повторно не списываем.',
+  'subscriptions.mail.renewalChargedBackOtherCard':
+    'Ваш банк вернул вам платёж {amount} за продление подписки {plan}, так как он был оспорен в банке (чарджбэк). Деньги уже у вас, поэтому мы сами их не возвращаем, а с карты, которой был сделан платёж, больше не списываем оплату: мы удалили её из ваших сохранённых карт. Подписка пока не продлена: {retryOn} мы попробуем списать оплату за продление с сохранённой карты, оканчивающейся на {cardNow}.',
+  'subscriptions.mail.renewalChargedBackNoCard':
+    'Ваш банк вернул вам платёж {amount} за продление подписки {plan}, так как он был оспорен в банке (чарджбэк). Деньги уже у вас, поэтому мы сами их не возвращаем, а с карты, которой был сделан платёж, больше не списываем оплату: мы удалили её из ваших сохранённых карт. Подписка пока не продлена, и ни с одной другой вашей сохранённой карты оплату за неё списать нельзя: сохраните новую карту в своём аккаунте до {retryOn}, когда мы попробуем снова, и оплата будет списана с неё.',
   'subscriptions.mail.cardRetiredSubject': 'Мы больше не списываем оплату за {plan} с карты, оканчивающейся на {lastFour}',
   'subscriptions.mail.cardRetiredNoCard':
     'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Ваша подписка {plan} действует как прежде до {until}. Чтобы она продолжилась и после, сохраните до этого новую карту в своём аккаунте: продление будет оплачено с неё.',
