@@ -1,10 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { localTime } from '../../src/infra/shop-time.js';
 import { answers } from '../helpers/everypay-order.js';
 import {
   callbackUrlOf,
+  DAY,
   chargesOf,
   mailJobs,
+  mailsReceivedBy,
   releaseHeldCallbacks,
+  setMailLanguage,
   startMailingShop,
   subscriptionRow,
   type MailingShop,
@@ -27,10 +31,13 @@ afterEach(async () => {
 
 describe('a failed charge settled unheard, then charged back', () => {
   it('retires the disputed card and tells the subscription, once', async () => {
-    const { id, reference } = await declinedRenewal(s);
+    const { customer, id, end, reference } = await declinedRenewal(s);
+    await setMailLanguage(s, customer, 'en');
     const charge = (await chargesOf(s, id)).at(-1)!;
     expect(Number((await subscriptionRow(s, id)).card_id)).toBeGreaterThan(0);
     const mailsBefore = await mailJobs(s, id);
+    await s.t.drainJobs();
+    const since = s.smtp.mails.length;
 
     s.everypay.setCallbackUrl(null);
     await s.everypay.settle(reference);
@@ -42,5 +49,9 @@ describe('a failed charge settled unheard, then charged back', () => {
     expect((await chargesOf(s, id)).at(-1)).toMatchObject({ id: charge.id, state: 'failed' });
     expect(await subscriptionRow(s, id)).toMatchObject({ status: 'FAILED', card_id: null });
     expect(await mailJobs(s, id)).toEqual([...mailsBefore, 'cardRetired']);
+    // Retrying: asked for a new card before the day of the next try, which charges it.
+    const mails = await mailsReceivedBy(s, customer, since);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toContain(`save a new card in your account before ${localTime(end + DAY).date}, when we try again`);
   });
 });

@@ -76,7 +76,7 @@ const en = {
   'subscriptions.mail.cardRetiredNoCard':
     'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. Your subscription {plan} stays as it is until {until}. To keep it after that, save a new card in your account before then: its renewal is charged to it.',
   'subscriptions.mail.cardRetiredRetrying':
-    'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. The renewal of your subscription {plan} is still due: save a new card in your account, and the next try charges it.',
+    'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. The renewal of your subscription {plan} is still due: save a new card in your account before {retryOn}, when we try again, and that try charges it.',
   'subscriptions.mail.cardRetiredOtherCard':
     'A payment made with your card ending in {lastFour} was disputed at your bank (a chargeback), so we no longer charge that card and have removed it from your saved cards. Your subscription {plan} is renewed with your saved card ending in {cardNow} from now on.',
 };
@@ -158,7 +158,7 @@ const et: Record<keyof typeof en, string> = {
   'subscriptions.mail.cardRetiredNoCard':
     'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimus {plan} kehtib nagu seni kuni {until}. Et see jätkuks ka pärast seda, salvestage enne seda oma kontol uus kaart: pikendamise tasu võetakse sellelt.',
   'subscriptions.mail.cardRetiredRetrying':
-    'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimuse {plan} pikendamine ootab endiselt tasu: salvestage oma kontol uus kaart ja järgmisel katsel võetakse tasu sellelt.',
+    'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimuse {plan} pikendamine ootab endiselt tasu: salvestage oma kontol uus kaart enne {retryOn}, kui proovime uuesti, ja siis võetakse tasu sellelt.',
   'subscriptions.mail.cardRetiredOtherCard':
     'Kaardiga, mille number lõpeb {lastFour}, tehtud makse vaidlustati teie pangas (tagasinõue), nii et me ei võta sellelt kaardilt enam tasu ja eemaldasime selle teie salvestatud kaartide hulgast. Teie tellimuse {plan} pikendamise tasu võetakse nüüdsest teie salvestatud kaardilt, mille number lõpeb {cardNow}.',
 };
@@ -240,7 +240,7 @@ const ru: Record<keyof typeof en, string> = {
   'subscriptions.mail.cardRetiredNoCard':
     'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Ваша подписка {plan} действует как прежде до {until}. Чтобы она продолжилась и после, сохраните до этого новую карту в своём аккаунте: продление будет оплачено с неё.',
   'subscriptions.mail.cardRetiredRetrying':
-    'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Продление вашей подписки {plan} всё ещё ожидает оплаты: сохраните новую карту в своём аккаунте, и при следующей попытке оплата будет списана с неё.',
+    'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Продление вашей подписки {plan} всё ещё ожидает оплаты: сохраните новую карту в своём аккаунте до {retryOn}, когда мы попробуем снова, и оплата будет списана с неё.',
   'subscriptions.mail.cardRetiredOtherCard':
     'Платёж картой, оканчивающейся на {lastFour}, был оспорен в вашем банке (чарджбэк), поэтому мы больше не списываем оплату с этой карты и удалили её из ваших сохранённых карт. Продление вашей подписки {plan} теперь оплачивается с сохранённой карты, оканчивающейся на {cardNow}.',
 };
