@@ -236,7 +236,11 @@ async function main(argv: string[], io: CliIo): Promise<number> {
       expectOnly(args, [], 'migrate');
       return withDatabase(config, async (database) => {
         const { migrateToLatest } = await import('./db/migrate.js');
-        const applied = await migrateToLatest(database);
+        const applied = await migrateToLatest(database, {
+          timeoutMs: config.migrateLockTimeoutMs,
+          retries: config.migrateLockRetries,
+          onWait: report,
+        });
         print(applied.length === 0 ? 'The database is up to date.' : `Applied: ${applied.join(', ')}`);
       });
     case 'seed':

@@ -58,6 +58,9 @@ export interface Config extends CatalogueConfig {
   databasePreparedStatements: boolean;
   /** PostgreSQL: how long opening a connection may take before the statement waiting for it fails. */
   databaseConnectTimeoutMs: number;
+  /** PostgreSQL `storefront migrate`: how long a migration's statement waits for a lock before it rolls back (0: waits), and its retries. */
+  migrateLockTimeoutMs: number;
+  migrateLockRetries: number;
   /** CPU time (ms) of request starts per turn of the event loop before the rest wait a turn (http/turn-budget.ts); 0: no gate. */
   httpTurnBudgetMs: number;
   /** After SIGTERM: how long an API process keeps answering, its readiness check saying it is stopping, before it closes. */
@@ -145,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     sqliteReadWorkers: reader.integer('SQLITE_READ_WORKERS', 2, 0, 16),
     databasePreparedStatements: reader.oneOf('DATABASE_PREPARED_STATEMENTS', 'on', ['on', 'off']) === 'on',
     databaseConnectTimeoutMs: reader.integer('DATABASE_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
+    migrateLockTimeoutMs: reader.integer('MIGRATE_LOCK_TIMEOUT_MS', 5000, 0, 600_000),
+    migrateLockRetries: reader.integer('MIGRATE_LOCK_RETRIES', 3, 0, 100),
     httpTurnBudgetMs: reader.integer('HTTP_TURN_BUDGET_MS', 2, 0, 1000),
     shutdownDrainMs: reader.integer('SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     passwordHashConcurrency: readPasswordHashConcurrency(reader),
