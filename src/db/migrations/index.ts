@@ -122,6 +122,7 @@ import * as newsletterFlagSubscriptions from './2026_12_10_1060_newsletter_flag_
 import * as categoryListingLockOrder from './2026_12_10_1110_category_listing_lock_order.js';
 import * as addMarketingConsentEventStore from './2026_12_11_1500_add_marketing_consent_event_store.js';
 import * as createSubscriptionChargeRefund from './2026_12_11_1200_create_subscription_charge_refund.js';
+import * as stampOldReleaseUpdated from './2026_12_11_1600_stamp_old_release_updated.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -249,4 +250,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_10_1110_category_listing_lock_order': categoryListingLockOrder,
   '2026_12_11_1500_add_marketing_consent_event_store': addMarketingConsentEventStore,
   '2026_12_11_1200_create_subscription_charge_refund': createSubscriptionChargeRefund,
+  '2026_12_11_1600_stamp_old_release_updated': stampOldReleaseUpdated,
 };

@@ -62,8 +62,9 @@ export interface ClientAccountTable {
   /**
    * When the account's data-export item last changed: its user's gender or birthday, the categories
    * it follows (touchExportedAccounts); the export's updatedFrom finds accounts by it. Every insert
-   * of the service sets it to the creation time (accountValues); optional in the type only for the
-   * benches' and tests' rows written straight into the table (0 then: never "changed").
+   * of the service sets it to the creation time (accountValues); one without it (a process of the
+   * release before 1042, the benches' and tests' rows) gets created_at too (a trigger, migration
+   * 2026_12_11_1600), hence optional in the type.
    */
   updated_at: ColumnType<number, number | undefined, number>;
 }

@@ -18,8 +18,9 @@ export interface SalesHistoryTable {
   created_nav: number | null;
   /**
    * When the row's export item last changed (createdNav filled, an erasure); the export's
-   * updatedFrom finds rows by it. The service's inserts set it to created_at; optional in the type
-   * only for the tests' rows written straight into the table (0 then: never "changed").
+   * updatedFrom finds rows by it. The service's inserts set it to created_at; one without it (a
+   * process of the release before 1043, the tests' rows) gets created_at too (a trigger, migration
+   * 2026_12_11_1600), hence optional in the type.
    */
   updated_at: ColumnType<number, number | undefined, number>;
 }
