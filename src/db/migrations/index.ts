@@ -123,6 +123,7 @@ import * as categoryListingLockOrder from './2026_12_10_1110_category_listing_lo
 import * as addMarketingConsentEventStore from './2026_12_11_1500_add_marketing_consent_event_store.js';
 import * as createSubscriptionChargeRefund from './2026_12_11_1200_create_subscription_charge_refund.js';
 import * as stampOldReleaseUpdated from './2026_12_11_1600_stamp_old_release_updated.js';
+import * as stampCategoryListingDelta from './2026_12_11_1610_stamp_category_listing_delta.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -251,4 +252,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_11_1500_add_marketing_consent_event_store': addMarketingConsentEventStore,
   '2026_12_11_1200_create_subscription_charge_refund': createSubscriptionChargeRefund,
   '2026_12_11_1600_stamp_old_release_updated': stampOldReleaseUpdated,
+  '2026_12_11_1610_stamp_category_listing_delta': stampCategoryListingDelta,
 };

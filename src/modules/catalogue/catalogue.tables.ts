@@ -201,6 +201,8 @@ export interface CategoryListingDeltaTable {
   category_id: number;
   audience: 'R' | 'B';
   delta: number;
+  /** Its transaction's start (Unix ms; the column's default), for the backlog's age on /metrics (migration 2026_12_11_1610). */
+  created_at: ColumnType<number, number | undefined, number>;
 }
 
 /** What an audience sees in a store (GET /product without a filter), in the default order (as CategoryListingTable). */

@@ -16,7 +16,7 @@ export {
   type ListSlice,
 } from './catalogue.service.js';
 export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
-export { categoryListingIsStale, rebuildCategoryListing } from './browse/category-listing.repository.js';
+export { categoryListingIsStale, categoryTotalsBacklog, rebuildCategoryListing } from './browse/category-listing.repository.js';
 export { scheduleCategoryTotalsFold } from './browse/category-listing.jobs.js';
 export { countStoreListing } from './browse/store-listing.repository.js';
 export { beginBulkWrite, DOCUMENT_CHILD_TABLES, endBulkWrite } from './products/bulk-write.js';

@@ -2,6 +2,7 @@ import { Gauge, Registry } from 'prom-client';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Clock } from '../../infra/clock.js';
 import { jobBacklog } from '../../infra/jobs/queue.js';
+import { categoryTotalsBacklog } from '../catalogue/index.js';
 import { revivalRefusalCount } from '../orders/index.js';
 import { countPending } from '../search/index.js';
 import { stuckChargeCount } from '../subscriptions/index.js';
@@ -13,7 +14,8 @@ export interface GaugeLog {
 
 /**
  * The figures read from the database when /metrics is scraped: the outbox, the search queue, the
- * subscription charges stuck pending, the FAILED orders whose revival was refused and the connections. Shared by every process on the database, so any one's /metrics tells them; a
+ * subscription charges stuck pending, the FAILED orders whose revival was refused, the category totals'
+ * unfolded deltas and the connections. Shared by every process on the database, so any one's /metrics tells them; a
  * scrape whose reads fail still answers, with storefront_database_up 0 and these left out.
  */
 export interface DatabaseGauges {
@@ -37,6 +39,14 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
     'storefront_orders_revival_refused',
     'FAILED orders the back office reported having (it may have shipped them) whose revival was refused: settle them by hand (storefront order revivals --refused)',
   );
+  const categoryDeltas = gauge(
+    'storefront_category_totals_deltas',
+    "Category totals' changes no worker has folded yet (PostgreSQL; counted up to 100000): every category total's read sums its own",
+  );
+  const categoryDeltaAge = gauge(
+    'storefront_category_totals_oldest_delta_age_seconds',
+    'How long the oldest unfolded category totals change has waited; 0 when none: climbing past a minute, no worker folds them',
+  );
   const connections = gauge(
     'storefront_db_connections',
     'Database connections by state: open, idle, waiting (callers waiting for one) and max',
@@ -50,11 +60,12 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
       for (const [state, value] of Object.entries(pool)) connections.set({ state }, value);
       try {
         const now = clock.now();
-        const [backlog, pending, stuck, refused] = await Promise.all([
+        const [backlog, pending, stuck, refused, deltas] = await Promise.all([
           jobBacklog(database.db, now),
           countPending(database.db),
           stuckChargeCount(database.db, now),
           revivalRefusalCount(database.db),
+          categoryTotalsBacklog(database.db),
         ]);
         jobs.set({ status: 'pending' }, backlog.pending);
         jobs.set({ status: 'running' }, backlog.running);
@@ -63,10 +74,13 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         search.set(pending);
         stuckCharges.set(stuck);
         revivalsRefused.set(refused);
+        categoryDeltas.set(deltas.deltas);
+        // The database's clock stamped it: a clock a little ahead of it reads no negative age.
+        categoryDeltaAge.set(deltas.oldestAt === undefined ? 0 : Math.max(0, now - deltas.oldestAt) / 1000);
         up.set(1);
       } catch (err) {
         log.warn({ err }, 'metrics: reading the database failed');
-        for (const stale of [jobs, oldest, search, stuckCharges, revivalsRefused]) stale.reset();
+        for (const stale of [jobs, oldest, search, stuckCharges, revivalsRefused, categoryDeltas, categoryDeltaAge]) stale.reset();
         up.set(0);
       }
     },

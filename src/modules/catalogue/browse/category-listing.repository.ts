@@ -147,3 +147,22 @@ export async function foldCategoryListingDeltas(db: Db): Promise<number> {
     return Number(rows[0]?.folded ?? 0);
   });
 }
+
+/** Past this many unfolded deltas the backlog's count stops (a scrape reads at most this many rows). */
+export const CATEGORY_TOTALS_BACKLOG_CAP = 100_000;
+
+/**
+ * The category totals' deltas no fold has taken yet (PostgreSQL; none on SQLite), for /metrics: their
+ * number, up to CATEGORY_TOTALS_BACKLOG_CAP, and when the oldest was written (Unix ms; undefined when
+ * none waits). Both from the first rows of a scan, so a scrape costs at most that many rows however large
+ * the backlog: rows are only inserted until a fold deletes them all, so the scan's first are the oldest
+ * (an estimate past the cap).
+ */
+export async function categoryTotalsBacklog(db: Db): Promise<{ deltas: number; oldestAt: number | undefined }> {
+  if (!isPostgres(db)) return { deltas: 0, oldestAt: undefined };
+  const { rows } = await sql<{ deltas: number | string; oldest: number | string | null }>`
+    select count(*) as deltas, min(created_at) as oldest
+    from (select created_at from category_listing_delta limit ${CATEGORY_TOTALS_BACKLOG_CAP}) d`.execute(db);
+  const oldest = rows[0]?.oldest;
+  return { deltas: Number(rows[0]?.deltas ?? 0), oldestAt: oldest === null || oldest === undefined ? undefined : Number(oldest) };
+}
