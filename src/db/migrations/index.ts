@@ -249,8 +249,8 @@ export const migrations: Record<string, Migration> = {
   '2026_12_10_1040_add_order_gift_download_expires': addOrderGiftDownloadExpires,
   '2026_12_10_1060_newsletter_flag_subscriptions': newsletterFlagSubscriptions,
   '2026_12_10_1110_category_listing_lock_order': categoryListingLockOrder,
-  '2026_12_11_1500_add_marketing_consent_event_store': addMarketingConsentEventStore,
   '2026_12_11_1200_create_subscription_charge_refund': createSubscriptionChargeRefund,
+  '2026_12_11_1500_add_marketing_consent_event_store': addMarketingConsentEventStore,
   '2026_12_11_1600_stamp_old_release_updated': stampOldReleaseUpdated,
   '2026_12_11_1610_stamp_category_listing_delta': stampCategoryListingDelta,
 };
