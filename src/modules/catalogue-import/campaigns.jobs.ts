@@ -29,7 +29,7 @@ const ATTEMPTS = 10;
 
 /** Queues the stamps of these products (any order, repeats allowed), in the caller's transaction: the campaign line's. */
 export async function queueCampaignStamps(trx: Db, productIds: readonly number[], now: number): Promise<void> {
-  // In id order, so two jobs of one campaign never hold rows the other wants.
+  // Sorted and split, so the jobs of one line hold disjoint products, each a run of ids.
   const sorted = [...new Set(productIds)].sort((a, b) => a - b);
   for (const part of chunks(sorted, STAMP_BATCH)) {
     await enqueueJob(trx, { type: CAMPAIGN_STAMPS_JOB, payload: { productIds: part } }, { maxAttempts: ATTEMPTS, now });

@@ -28,7 +28,7 @@ export interface SettledCut {
 /**
  * Up to when a read at `now` (the settle wait done) may show rows: what is `settleMs` old, and
  * nothing stamped `settleMs` before the oldest transaction still open began. A writer stamps its
- * rows when it starts (an erasure, an import line, an order's processing, a campaign's products)
+ * rows when it starts (an erasure, an import line, an order's processing, a campaign's stamp job)
  * and they become visible when it commits, which may be long after; a partner that read past the
  * stamp meanwhile and resumes after it would never see them. So the cut waits for every open
  * transaction (on PostgreSQL; SQLite cannot tell, see README). A window that has ended is answered
