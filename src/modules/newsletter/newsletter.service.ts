@@ -133,13 +133,17 @@ export async function setConfirmedAddressConsent(
   now: number,
 ): Promise<void> {
   const email = normaliseEmail(input.email);
+  let changed = true;
   if (input.wanted) await upsertSubscriber(trx, { email, storeCode: input.storeCode, language: input.language, source: input.source }, now);
   else {
     // The requests before the subscription, as every writer of an address's rows takes them.
     await expirePendingRequests(trx, email, input.storeCode, now);
-    await withdrawSubscriber(trx, email, input.storeCode, now);
+    changed = await withdrawSubscriber(trx, email, input.storeCode, now);
   }
   await syncUserNewsletterFlag(trx, email, now);
+  // Nothing withdrawn (a verification without the tick of a registration that ticked it, where nothing
+  // was subscribed yet) is no change of consent: no withdrawal in the history, as the unsubscribe link's.
+  if (!changed) return;
   const history = input.source === 'profile' ? 'PROFILE' : 'REGISTRATION';
   await newsletterConsentRecorded(trx, { email, storeCode: input.storeCode, granted: input.wanted, source: input.source, history }, now);
 }
