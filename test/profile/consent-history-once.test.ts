@@ -131,6 +131,27 @@ describe('the email consent history, once per change', () => {
     expect(await emailEvents(email)).toEqual([]);
   });
 
+  it('records no consent in a store whose business account a person subscribed elsewhere confirms without the tick', async () => {
+    const email = uniqueEmail('once-business');
+    const access = await registerVerified(t, email, 'WEB');
+    expect((await as(t, access)('PUT', '/client-account', { marketingConsents: { email: true } })).statusCode).toBe(200);
+    // Anyone may name the person as a company's contact; the link to confirm the account goes to them.
+    const form = {
+      companyName: 'Teine Pood OÜ',
+      registryCode: '12345679',
+      address: { street: 'Pikk 1', city: 'Tallinn', postcode: '10123', countryCode: 'EE' },
+      contact: { firstName: 'Mari', lastName: 'Maasikas', email, phone: '+372 5555 5555' },
+    };
+    t.smtp.mails.length = 0;
+    const registered = await t.app.inject({ method: 'POST', url: '/auth/register-business', headers: { store: 'WEB2' }, payload: form });
+    expect(registered.statusCode, registered.body).toBe(200);
+    const verified = await verify(t, tokenFromMail(await mailTo(t, email, /./), 'verificationToken'), 'WEB2');
+    expect(verified.statusCode, verified.body).toBe(200);
+    const subscribed = await db().selectFrom('newsletter_subscriber').select('store_code').where('email', '=', email).execute();
+    expect(subscribed.map((row) => row.store_code)).toEqual(['WEB']);
+    expect(await emailEvents(email)).toEqual([{ store: 'WEB', granted: true, source: 'PROFILE' }]);
+  });
+
   it("records a subscribe form's link of an address whose registration is not verified yet in that registration's user", async () => {
     const email = uniqueEmail('once-unverified');
     expect((await register(t, email, 'WEB')).statusCode).toBe(200);

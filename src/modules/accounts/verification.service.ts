@@ -125,8 +125,12 @@ export async function completeVerification(
   if (!(await consumeLink(trx, verification, changes, now))) throw badToken();
   // The registration's newsletter tick (or the form's answer now): the address was just confirmed
   // by this very link, so it is the double opt-in's confirmation too, and the subscription starts.
-  const newsletter = input.newsletter ?? Boolean(user.newsletter);
-  if (newsletter || user.newsletter)
+  // The flag is the tick only until the email is verified: a verified user's says "subscribed in some
+  // store" (syncUserNewsletterFlag), no consent to this store's newsletter (a business account here
+  // whose link the person follows without the field subscribed the store, as a REGISTRATION consent).
+  const tick = !user.email_verified && Boolean(user.newsletter);
+  const newsletter = input.newsletter ?? tick;
+  if (newsletter || (input.newsletter === false && user.newsletter))
     await setConfirmedAddressConsent(
       trx,
       { email: user.email, storeCode: account.store_code, language: user.language, source: 'registration', wanted: newsletter },
