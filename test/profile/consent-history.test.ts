@@ -8,7 +8,7 @@ import { as } from './helpers.js';
 // GET /client-account shows when each marketing consent was last given and last withdrawn. A user
 // adds an event with every toggle; the answer reads only the newest of each consent and answer (of
 // EMAIL, in the store), through marketing_consent_event_latest_idx (migration 0500) and
-// marketing_consent_event_store_idx and _unattributed_idx (migration 2026_12_11_1500), however long
+// marketing_consent_event_store_idx (migration 2026_12_11_1500), however long
 // the history.
 
 const TOGGLES = 30;
@@ -80,18 +80,16 @@ describe('the marketing consents after many toggles', () => {
     expect(response.json().marketingConsents).toEqual(expected);
   });
 
-  it('reads them through marketing_consent_event_store_idx, _unattributed_idx and _latest_idx, one seek each', async () => {
+  it('reads them through marketing_consent_event_store_idx and _latest_idx, one seek each', async () => {
     const { db: recorded, statements } = recordingStatements(db());
     const userId = await userIdOf(db(), dora);
-    // No EMAIL withdrawal without a store (the history kept stores since before these toggles): six rows of seven parts.
     expect((await latestConsentEvents(recorded, userId, 'WEB')).length).toBe(6);
     // The plugin sees each part of the union too; the statement run is the whole union.
-    const union = statements.find((statement) => statement.sql.split(' union all ').length === 7)!;
+    const union = statements.find((statement) => statement.sql.split(' union all ').length === 6)!;
     expect(union).toBeDefined();
     const plan = await planOfStatement(db(), union);
-    // EMAIL's three (given and withdrawn in the store, withdrawn with no store) by store; SMS's and PERSONALISATION's two each.
-    // (The unattributed withdrawal by either index whose key has store_code: never one filtering the user's withdrawals.)
-    expect(plan.match(/marketing_consent_event_(store|unattributed)_idx/g)?.length, plan).toBe(3);
+    // EMAIL's two (given and withdrawn in the store) by store; SMS's and PERSONALISATION's two each.
+    expect(plan.match(/marketing_consent_event_store_idx/g)?.length, plan).toBe(2);
     expect(plan, plan).not.toMatch(/Filter:/);
     expect(plan.match(/marketing_consent_event_latest_idx/g)?.length, plan).toBe(4);
     expect(plan).not.toMatch(/TEMP B-TREE|Sort|SCAN marketing_consent_event\b(?! USING)/);

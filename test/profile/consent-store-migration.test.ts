@@ -6,9 +6,11 @@ import { as } from './helpers.js';
 
 // Migration 2026_12_11_1500 gives the consent history its store. The rows from before were written
 // by the profile's switch in some store of the user: a user with client accounts in one store made
-// them there; the others' stay unattributed (null), and the profile shows such an EMAIL withdrawal in
-// every store (switching off withdrew every store's then), not such a grant (it subscribed one
-// store, whose subscription keeps its consent time).
+// them there; the others' stay unattributed (null) and show in no store: each store's subscription
+// keeps its own consent and withdrawal times. Between migrations 1060 and 1500 the switch already
+// withdrew one store alone, so a row showing in every store showed one store's withdrawal in another.
+
+const T3 = Date.UTC(2026, 10, 3);
 
 const T1 = Date.UTC(2026, 10, 1);
 const T2 = Date.UTC(2026, 10, 2);
@@ -73,7 +75,39 @@ describe('migration 2026_12_11_1500_add_marketing_consent_event_store', () => {
     const iso = (ms: number) => new Date(ms).toISOString();
     expect(await emailConsent(single.token, 'WEB2')).toEqual({ granted: false, givenAt: iso(T1), withdrawnAt: iso(T2) });
     expect(await emailConsent(web.token, 'WEB')).toEqual({ granted: false, givenAt: iso(T1), withdrawnAt: iso(T2) });
-    // WEB2 was never subscribed: the withdrawal of every store's shows, the grant does not.
-    expect(await emailConsent(web2.token, 'WEB2')).toEqual({ granted: false, givenAt: null, withdrawnAt: iso(T2) });
+    // WEB2 was never subscribed: neither unattributed row shows there.
+    expect(await emailConsent(web2.token, 'WEB2')).toEqual({ granted: false, givenAt: null, withdrawnAt: null });
+  });
+
+  it("does not show WEB2's withdrawal, made by the per-store switch before 1500, in WEB", async () => {
+    const web = await createCustomer(db(), { store: 'WEB' });
+    const web2 = await createCustomer(db(), { store: 'WEB2', ofUser: web });
+    const userId = await userIdOf(db(), web);
+    // Since 1060: on in WEB (T1), on in WEB2 (T2), off in WEB2 alone (T3); the history had no store.
+    await db()
+      .insertInto('marketing_consent_event')
+      .values([
+        { user_id: userId, consent: 'EMAIL', granted: true, store_code: null, source: 'PROFILE', created_at: T1 },
+        { user_id: userId, consent: 'EMAIL', granted: true, store_code: null, source: 'PROFILE', created_at: T2 },
+        { user_id: userId, consent: 'EMAIL', granted: false, store_code: null, source: 'PROFILE', created_at: T3 },
+      ])
+      .execute();
+    const email = (await db().selectFrom('app_user').select('email').where('id', '=', userId).executeTakeFirstOrThrow()).email;
+    const row = { email, language: 'et', source: 'profile', created_at: T1, updated_at: T3 };
+    await db()
+      .insertInto('newsletter_subscriber')
+      .values([
+        { ...row, store_code: 'WEB', consented_at: T1, withdrawn_at: null },
+        { ...row, store_code: 'WEB2', consented_at: T2, withdrawn_at: T3 },
+      ])
+      .execute();
+    await db().updateTable('app_user').set({ newsletter: true }).where('id', '=', userId).execute();
+
+    await migration.down(db());
+    await migration.up(db());
+
+    const iso = (ms: number) => new Date(ms).toISOString();
+    expect(await emailConsent(web2.token, 'WEB2')).toEqual({ granted: false, givenAt: iso(T2), withdrawnAt: iso(T3) });
+    expect(await emailConsent(web.token, 'WEB')).toEqual({ granted: true, givenAt: iso(T1), withdrawnAt: null });
   });
 });

@@ -9,15 +9,12 @@ import { sql, type Kysely } from 'kysely';
 //
 // The rows there already were written by the profile's switch in some store of the user: those of a
 // user with client accounts in one store only were made there and get that store. The others stay
-// null, "not known": the profile shows such an EMAIL withdrawal in every store (the switch turned
-// off withdrew every store's subscription then), not such a grant (it subscribed one store, whose
-// subscription row keeps its consent time); the export lists them with a null store.
+// null, "not known": the profile shows them in no store (since migration 1060 the switch withdrew one
+// store's alone, and before it every store's; either way each store's subscription row keeps its own
+// consent and withdrawal times, which the profile shows); the export lists them with a null store.
 //
 // The profile's look-up of the newest event per user, consent, store and answer is one seek of
-// marketing_consent_event_store_idx; that of the newest unattributed withdrawal one of
-// marketing_consent_event_unattributed_idx (partial: without it PostgreSQL took the latest index and
-// filtered every withdrawal of the user for a null store, of which new users have none);
-// marketing_consent_event_latest_idx stays for SMS and PERSONALISATION, which are read whatever the
+// marketing_consent_event_store_idx; marketing_consent_event_latest_idx stays for SMS and PERSONALISATION, which are read whatever the
 // store. The table is small (a row per toggle): the column is nullable (no rewrite), the update is
 // set-based, once.
 export async function up(db: Kysely<any>): Promise<void> {
@@ -32,16 +29,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     .on('marketing_consent_event')
     .columns(['user_id', 'consent', 'store_code', 'granted', 'id'])
     .execute();
-  await db.schema
-    .createIndex('marketing_consent_event_unattributed_idx')
-    .on('marketing_consent_event')
-    .columns(['user_id', 'consent', 'granted', 'id'])
-    .where(sql.raw<boolean>('store_code is null'))
-    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.dropIndex('marketing_consent_event_unattributed_idx').execute();
   await db.schema.dropIndex('marketing_consent_event_store_idx').execute();
   await db.schema.alterTable('marketing_consent_event').dropColumn('store_code').execute();
 }

@@ -57,15 +57,15 @@ export async function updateProfileColumns(db: Db, userId: number, changes: Prof
 
 /**
  * The newest events the profile shows of the user in the store: of EMAIL, the newest given and the
- * newest withdrawn in the store, and the newest withdrawal not attributed to a store (from before
- * migration 2026_12_11_1500, when switching it off withdrew every store's); of SMS and
+ * newest withdrawn in the store (a row not attributed to a store, from before migration
+ * 2026_12_11_1500, is shown in none: the store's subscription keeps its times); of SMS and
  * PERSONALISATION, the person's in every store, the newest given and withdrawn in any store. At most
- * seven rows, one index seek each (marketing_consent_event_store_idx and _unattributed_idx for
- * EMAIL, marketing_consent_event_latest_idx for the others). The history grows with every toggle; the
+ * six rows, one index seek each (marketing_consent_event_store_idx for EMAIL,
+ * marketing_consent_event_latest_idx for the others). The history grows with every toggle; the
  * profile shows only when each consent was last given and last withdrawn.
  */
 export async function latestConsentEvents(db: Db, userId: number, storeCode: string) {
-  const newest = (consent: MarketingConsent, granted: boolean, store?: string | null) =>
+  const newest = (consent: MarketingConsent, granted: boolean, store?: string) =>
     db
       .selectFrom((eb) => {
         let query = eb
@@ -73,15 +73,13 @@ export async function latestConsentEvents(db: Db, userId: number, storeCode: str
           .select(['id', 'consent', 'granted', 'store_code', 'created_at'])
           .where('user_id', '=', userId)
           .where('consent', '=', consent);
-        if (store === null) query = query.where('store_code', 'is', null);
-        else if (store !== undefined) query = query.where('store_code', '=', store);
+        if (store !== undefined) query = query.where('store_code', '=', store);
         return query.where('granted', '=', granted).orderBy('id', 'desc').limit(1).as('e');
       })
       .selectAll();
   const [first, ...rest] = [
     newest('EMAIL', true, storeCode),
     newest('EMAIL', false, storeCode),
-    newest('EMAIL', false, null),
     ...(['SMS', 'PERSONALISATION'] as const).flatMap((consent) => [newest(consent, true), newest(consent, false)]),
   ];
   return rest.reduce((query, next) => query.unionAll(next), first!).execute();

@@ -98,16 +98,10 @@ export async function readProfile(db: Db, actor: ProfileActor) {
   // subscribe form's link followed before it was the login): the times of both count.
   const links = emailConfirmed ? await newsletterConsentTimes(db, profile.email, actor.storeCode) : { givenAt: null, withdrawnAt: null };
   const later = (a: number | null, b: number | null) => (a === null ? b : b === null ? a : Math.max(a, b));
-  const newestOf = (events: typeof latest) =>
-    events.reduce<(typeof latest)[number] | undefined>(
-      (newest, event) => (newest && Number(newest.id) > Number(event.id) ? newest : event),
-      undefined,
-    );
   const state = (consent: MarketingConsent) => {
-    // Of EMAIL the store's own, and a withdrawal of every store's from before the history had stores
-    // (latestConsentEvents); of SMS and PERSONALISATION the person's, wherever given.
-    const given = newestOf(latest.filter((event) => event.consent === consent && Boolean(event.granted)));
-    const withdrawn = newestOf(latest.filter((event) => event.consent === consent && !event.granted));
+    // Of EMAIL the store's own (latestConsentEvents); of SMS and PERSONALISATION the person's, wherever given.
+    const given = latest.find((event) => event.consent === consent && Boolean(event.granted));
+    const withdrawn = latest.find((event) => event.consent === consent && !event.granted);
     // A subscription with no time of its own to show (none before its link or switch): given with the terms.
     const registered = consent === 'EMAIL' && newsletter ? (profile.terms_accepted_at ?? profile.created_at) : null;
     const fromLinks = consent === 'EMAIL' ? links : { givenAt: null, withdrawnAt: null };
