@@ -166,7 +166,8 @@ export interface SubscriptionChargeTable {
 
 /**
  * What went back of a charge's payment, one row a refund (migration 2026_12_11_1200): `subscription stats` takes it off
- * the month it was made in. `unknown`: the sum recorded before these rows, neither its kind nor its time known.
+ * the month it was made in. `unknown`: the sum recorded before these rows, neither its kind nor its time known, or
+ * one a process of the release before recorded (migration 2026_12_11_2200's trigger, at the database's clock).
  */
 export type ChargeRefundKind = 'refund' | 'chargeback' | 'by_hand' | 'unknown';
 
