@@ -1,0 +1,115 @@
+import { Migrator, sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
+import { lockWaiters, until } from '../helpers/lock-waits.js';
+import { engine, scratchDatabase } from '../helpers/test-app.js';
+
+// Two `storefront migrate` processes at once (two release steps racing) on PostgreSQL, now that each
+// migration commits on its own (Kysely's migrateUp() in a loop, its advisory lock per call) and a
+// database none ran on takes them all in one transaction: each migration runs once, both exit 0, and
+// between them they name every pending migration once. And a migration that fails for a reason other
+// than a lock timeout is not run again: migrate exits 1 naming it, the ones before it stay applied.
+
+const names = Object.keys(migrations).sort();
+const DELTA_STAMP = '2026_12_11_1610_stamp_category_listing_delta';
+
+let open: Array<{ database: DatabaseHandle; drop: () => Promise<void> }> = [];
+afterEach(async () => {
+  for (const { database, drop } of open) {
+    await database.close();
+    await drop();
+  }
+  open = [];
+});
+
+/** A scratch database migrated up to (not including) `before`; none run when `before` is the first. */
+async function databaseBefore(before: string): Promise<{ url: string; database: DatabaseHandle }> {
+  const { url, drop } = await scratchDatabase();
+  const database = createDatabase(url);
+  open.push({ database, drop });
+  const index = names.indexOf(before);
+  if (index > 0) {
+    const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } }).migrateTo(
+      names[index - 1]!,
+    );
+    if (error) throw error;
+  }
+  return { url, database };
+}
+
+async function executed(database: DatabaseHandle): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db);
+  return rows.map((row) => row.name);
+}
+
+const appliedBy = (result: CliResult): string[] => {
+  const line = result.stdout.split('\n').find((l) => l.startsWith('Applied: '));
+  return line === undefined ? [] : line.slice('Applied: '.length).split(', ');
+};
+
+describe.runIf(engine === 'postgres')('two storefront migrate processes at once', () => {
+  it.each([
+    ['a database twelve migrations behind (one transaction each)', names.at(-12)!],
+    ['a database none ran on (all in one transaction)', names[0]!],
+  ])('on %s: each migration runs once, both exit 0', { timeout: 240_000 }, async (_, before) => {
+    const { url, database } = await databaseBefore(before);
+    const pending = names.slice(names.indexOf(before));
+    const env = { DATABASE_URL: url, MIGRATE_LOCK_TIMEOUT_MS: '5000', MIGRATE_LOCK_RETRIES: '0' };
+    const [a, b] = await Promise.all([runCliProcess(['migrate'], env), runCliProcess(['migrate'], env)]);
+    expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 0, stderr: '' });
+    expect({ code: b.code, stderr: b.stderr }).toEqual({ code: 0, stderr: '' });
+    const both = [...appliedBy(a), ...appliedBy(b)];
+    expect(both.sort()).toEqual(pending);
+    expect(await executed(database)).toEqual(names);
+  });
+});
+
+describe.runIf(engine === 'postgres')('a migration that fails for another reason than a lock timeout', () => {
+  it('is not run again: exit 1 naming it, the ones before it applied', { timeout: 120_000 }, async () => {
+    const { url, database } = await databaseBefore(names.at(-4)!);
+    // 1610 adds this column: its alter table fails (42701), not on a lock.
+    await sql`alter table category_listing_delta add column created_at bigint`.execute(database.db);
+    const result = await runCli(['migrate'], { DATABASE_URL: url, MIGRATE_LOCK_TIMEOUT_MS: '200', MIGRATE_LOCK_RETRIES: '3' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      `Migration failed in migration ${DELTA_STAMP}: column "created_at" of relation "category_listing_delta" already exists`,
+    );
+    expect(result.stderr).not.toContain('trying again');
+    expect(await executed(database)).toEqual(names.slice(0, names.indexOf(DELTA_STAMP)));
+  });
+});
+
+describe.runIf(engine === 'postgres')('2026_12_11_1610 while the category totals are written', () => {
+  it('adds created_at behind a writer in flight; every delta, before, between and after, has one', { timeout: 120_000 }, async () => {
+    const { url, database } = await databaseBefore(DELTA_STAMP);
+    await sql`insert into category_listing_delta (category_id, audience, delta) values (1, 'R', 1)`.execute(database.db);
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const writer = database.db.transaction().execute(async (trx) => {
+      await sql`insert into category_listing_delta (category_id, audience, delta) values (2, 'R', 1)`.execute(trx);
+      await committed;
+    });
+    const before = Date.now();
+    const run = runCli(['migrate'], { DATABASE_URL: url, MIGRATE_LOCK_TIMEOUT_MS: '500', MIGRATE_LOCK_RETRIES: '20' });
+    await until('migrate to wait for the writer', async () => (await lockWaiters(database.db)) > 0);
+    // A writer that starts while the alter table waits: it queues behind it or goes first when it gives up.
+    const second = sql`insert into category_listing_delta (category_id, audience, delta) values (3, 'R', 1)`.execute(database.db);
+    commit();
+    await writer;
+    await second;
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`Applied: ${DELTA_STAMP}\n`);
+    await sql`insert into category_listing_delta (category_id, audience, delta) values (4, 'R', 1)`.execute(database.db);
+    const { rows } = await sql<{ category_id: string; created_at: string | null }>`
+      select category_id, created_at from category_listing_delta order by category_id`.execute(database.db);
+    expect(rows.map((row) => Number(row.category_id))).toEqual([1, 2, 3, 4]);
+    for (const row of rows) {
+      expect(row.created_at).not.toBeNull();
+      expect(Number(row.created_at)).toBeGreaterThanOrEqual(before - 60_000);
+      expect(Number(row.created_at)).toBeLessThanOrEqual(Date.now() + 1_000);
+    }
+  });
+});
