@@ -16,8 +16,10 @@ export interface LockPatience {
 /**
  * Brings the schema to the newest version; throws with the failing migration's name.
  *
- * SQLite: every pending migration in one transaction (one writer at a time: nothing else waits on
- * its locks but the file's other writers, which wait for its commit either way). PostgreSQL: each
+ * SQLite: Kysely's Migrator runs them there without a transaction (its SQLite adapter has no
+ * transactional DDL) and without a lock: a migration that fails halfway keeps the statements before
+ * the failing one, and two runs at once on one file (a `serve` and a command starting together) can
+ * both run the same migration, one of them failing. PostgreSQL: each
  * migration in a transaction of its own, committed before the next begins, so what one locks (an
  * `alter table`, a plain `create index`, a backfill's rows) is let go at its own end, not held
  * until the last pending one commits; a migration stays atomic with its own data changes. Each
