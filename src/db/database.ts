@@ -65,10 +65,11 @@ export interface DatabaseHandle {
   /** With a replica: whether it is read from now (for readiness and metrics). */
   replicaUsable?: () => boolean;
   /**
-   * With a replica, on `replicaReads`: whether its reads made now see the primary's WAL up to `lsn`
-   * (db/replica-routing.ts, `seesPrimaryWal`); undefined where every read goes to the primary.
+   * With a replica, on `replicaReads`: whether its reads made now see the primary's WAL up to `lsn`, or
+   * `'primary'` while they go to the primary (db/replica-routing.ts, `seesPrimaryWal`); undefined where
+   * every read goes to the primary.
    */
-  seesPrimaryWal?: (lsn: string) => Promise<boolean>;
+  seesPrimaryWal?: (lsn: string) => Promise<boolean | 'primary'>;
   /** The connections now, for /metrics: the pool's on PostgreSQL; SQLite's one connection and the transactions waiting for it. */
   connections(): ConnectionStats;
   close(): Promise<void>;

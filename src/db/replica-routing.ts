@@ -30,12 +30,14 @@ export interface ReplicaRouter extends PoolSource {
   /** Measures the lag now (the background check calls it; tests too). */
   check(): Promise<void>;
   /**
-   * Whether a read made now sees the primary's WAL up to `lsn` (a position the primary gave, e.g.
-   * pg_current_wal_insert_lsn()): at once when it goes to the primary (inside `onPrimary`, or the replica
-   * not usable), else whether the replica has replayed that far (pg_last_wal_replay_lsn(); false when it
-   * cannot answer, or is no standby). A lag within `maxLagMs` still misses what committed just before.
+   * Whether the replica's reads made now see the primary's WAL up to `lsn` (a position the primary gave,
+   * e.g. pg_current_wal_insert_lsn()): whether it has replayed that far (pg_last_wal_replay_lsn(); false
+   * when it cannot answer, or is no standby). A lag within `maxLagMs` still misses what committed just
+   * before. `'primary'` at once when reads go to the primary now (inside `onPrimary`, or the replica not
+   * usable): reads that must see `lsn` take the primary's own handle then, since this view's later reads
+   * go to the replica again once it is reachable and within its lag, replayed that far or not.
    */
-  seesPrimaryWal(lsn: string): Promise<boolean>;
+  seesPrimaryWal(lsn: string): Promise<boolean | 'primary'>;
 }
 
 // On the replica: whether it has replayed the primary's WAL up to $1 (null, so false, on a server not in recovery).
@@ -71,7 +73,7 @@ export function replicaRouter(primary: pg.Pool, replica: pg.Pool, options: Repli
     replicaUsable: () => usable,
     check,
     async seesPrimaryWal(lsn) {
-      if (!readsReplica()) return true;
+      if (!readsReplica()) return 'primary';
       try {
         const { rows } = await replica.query<{ replayed: boolean | null }>(REPLAYED_SQL, [lsn]);
         return rows[0]?.replayed === true;

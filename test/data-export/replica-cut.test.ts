@@ -1,6 +1,9 @@
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { createServer, connect, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrimaryWithReplica, waitForReplica, withDatabase, type PrimaryWithReplica } from '../../bench/lib/pg-replica.js';
@@ -31,6 +34,7 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
   let app: App | undefined;
   let replica: pg.Client | undefined;
   let authorization: string;
+  let urls: { primary: string; replica: string; config: Record<string, string> } | undefined;
   const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
   const q = (ms: number) => encodeURIComponent(ymdHis(ms));
 
@@ -42,7 +46,7 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
     await admin.end();
     const primaryUrl = withDatabase(cluster.primaryUrl, 'storefront');
     const replicaUrl = withDatabase(cluster.replicaUrl, 'storefront');
-    const config = loadConfig({
+    const env = {
       LOG_LEVEL: 'silent',
       DATABASE_URL: primaryUrl,
       DATABASE_REPLICA_URL: replicaUrl,
@@ -52,7 +56,9 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
       DATA_EXPORT_COUNT_CACHE_TTL_MS: '0',
       CARD_TOKEN_KEYS: TEST_CARD_TOKEN_KEYS,
       MAIL_DIR: mailDir,
-    });
+    };
+    urls = { primary: primaryUrl, replica: replicaUrl, config: env };
+    const config = loadConfig(env);
     database = createDatabase(config.databaseUrl, { replica: config.replica });
     await migrateToLatest(database);
     app = await buildApp(config, { database });
@@ -110,4 +116,83 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
     expect(await onReplica()).toBe(1);
     expect(await sales(second)).toEqual(['COMMITTED-ON-PRIMARY']);
   }, 60_000);
+  it('keeps a stream that began while the replica was not read on the primary when the replica comes back behind', async () => {
+    // The app reaches the replica through a proxy the test can cut: unreachable, the replica is not
+    // read, so the cut is answered "the primary sees it" at once; a stream's later batches must not
+    // go to the replica once it is reachable again, still without the rows the cut showed.
+    const sockets = new Set<Socket>();
+    let open = true;
+    const target = new URL(urls!.replica);
+    const proxy: Server = createServer((client) => {
+      if (!open) return void client.destroy();
+      const upstream = connect(Number(target.port), target.hostname);
+      for (const socket of [client, upstream]) {
+        sockets.add(socket);
+        socket.on('error', () => {});
+        socket.on('close', () => sockets.delete(socket));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxied = new URL(urls!.replica);
+    proxied.port = String((proxy.address() as AddressInfo).port);
+    const config = loadConfig({ ...urls!.config, DATABASE_REPLICA_URL: proxied.toString() });
+    const behind = createDatabase(config.databaseUrl, { replica: config.replica });
+    const behindApp = await buildApp(config, { database: behind });
+    try {
+      await behindApp.listen({ port: 0, host: '127.0.0.1' });
+      await until('the replica to be read', () => behind.replicaUsable?.() === true);
+      await replica!.query('select pg_wal_replay_pause()');
+      // ~15 MB of lines, more than the sockets hold: the stream waits for the client midway.
+      const ROWS = 60_000;
+      const second = await nextSecond();
+      await sql`insert into sales_history (order_code, client_code, client_type, source_type, city, session_id,
+          delivery_method, created_at, created_nav, updated_at)
+        select 'BEHIND-' || lpad(n::text, 6, '0'), 'W1000001', 'PYSIKLIENT', 'ONLINE', 'Tallinn', repeat('s', 90),
+          'COURIER', ${second + 100}, ${second}, ${second + 100} from generate_series(1, ${ROWS}) n`.execute(database!.db);
+      await sleep(second + 1000 + SETTLE_MS + 200 - Date.now());
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      await until('the replica not to be read', () => behind.replicaUsable?.() === false);
+
+      const { port } = behindApp.server.address() as AddressInfo;
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port,
+        path: `/export/sales-history?createdFrom=${q(second)}&createdTo=${q(second)}`,
+        headers: { authorization, accept: 'application/x-ndjson' },
+      });
+      const body = await new Promise<string>((resolve, reject) => {
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.once('data', (chunk: string) => {
+            text += chunk;
+            // The client stops reading; the replica comes back (replay still paused) before it reads on.
+            res.pause();
+            open = true;
+            void until('the replica to be read again', () => behind.replicaUsable?.() === true).then(() => {
+              res.on('data', (more: string) => (text += more));
+              res.on('end', () => resolve(text));
+              res.resume();
+            }, reject);
+          });
+        });
+        req.end();
+      });
+      const orders = body
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { order?: string }).order);
+      expect(orders.length).toBe(ROWS);
+      expect(orders.at(-1)).toBe(`BEHIND-${String(ROWS).padStart(6, '0')}`);
+    } finally {
+      await replica!.query('select pg_wal_replay_resume()');
+      await behindApp.close();
+      await behind.close();
+      for (const socket of sockets) socket.destroy();
+      proxy.close();
+    }
+  }, 90_000);
 });

@@ -62,17 +62,20 @@ export async function settledCut(
  * replayed yet would be missing from the answer, for good once the partner resumes after it (the lag
  * the replica is read within, DATABASE_REPLICA_MAX_LAG_MS, still misses what committed just before).
  * Waits up to REPLICA_CATCH_UP_WAIT_MS for it to replay that far; false when it has not, and the read
- * goes to the primary instead. True at once without a replica, or while reads go to the primary anyway.
+ * goes to the primary's own handle instead. True at once without a replica; false at once while reads go
+ * to the primary anyway (the replica unreachable or too far behind): a stream's later batches would go
+ * back to the replica through the replica view once it is read again, replayed that far or not.
  */
 export async function replicaCaughtUp(
-  seesPrimaryWal: ((lsn: string) => Promise<boolean>) | undefined,
+  seesPrimaryWal: ((lsn: string) => Promise<boolean | 'primary'>) | undefined,
   wal: string | undefined,
   sleep: (ms: number) => Promise<unknown> = pause,
 ): Promise<boolean> {
   if (seesPrimaryWal === undefined || wal === undefined) return true;
   for (let waited = 0; ; waited += REPLICA_POLL_MS) {
-    if (await seesPrimaryWal(wal)) return true;
-    if (waited >= REPLICA_CATCH_UP_WAIT_MS) return false;
+    const seen = await seesPrimaryWal(wal);
+    if (seen === true) return true;
+    if (seen === 'primary' || waited >= REPLICA_CATCH_UP_WAIT_MS) return false;
     await sleep(REPLICA_POLL_MS);
   }
 }
