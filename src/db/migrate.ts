@@ -33,7 +33,11 @@ export async function migrateToLatest(handle: DatabaseHandle, patience: LockPati
   // A database none ran on is used by nobody yet: one transaction there, with nothing to wait for (each
   // migration's own took twice as long, 14 s rather than 7 s for ~120 on a loaded 2-core host: Kysely's
   // checks per run).
-  if ((await pendingMigrations(handle)).length === Object.keys(migrations).length) {
+  // One look first: an up-to-date database (every process's start, every test app) takes no lock
+  // and starts no watch, where migrateUp's own checks cost ~85 ms more.
+  const pending = (await pendingMigrations(handle)).length;
+  if (pending === 0) return [];
+  if (pending === Object.keys(migrations).length) {
     return applied(await migrator(handle.db).migrateToLatest());
   }
   const done: string[] = [];
