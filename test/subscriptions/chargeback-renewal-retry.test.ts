@@ -116,6 +116,18 @@ describe('a renewal charged back before the shop heard it settled', () => {
     expect(await subscriptionRow(s, renewal.id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
   });
 
+  it('its mail sent only after the retry renewed with the other card: the chargeback and the card, not "nor charge it again"', async () => {
+    const renewal = await renewalChargedBack('valid');
+    // The mail job runs late (the worker down, the SMTP server failing): the retry comes first, and renews.
+    await retryNow(renewal.id);
+    expect(await subscriptionRow(s, renewal.id)).toMatchObject({ status: 'ACTIVE', period_number: 2 });
+    const mails = await mailsReceivedBy(s, renewal.customer, renewal.since);
+    expect(mails.map((mail) => mail.subject)).toEqual([expect.stringContaining('Your bank returned your payment')]);
+    expect(mails[0]!.text).not.toContain('nor charge it again');
+    expect(mails[0]!.text).toContain('no longer charge the card it was made with');
+    expect(mails[0]!.text).not.toContain('not renewed yet');
+  });
+
   it('the other saved card declines the retry: the billingFailed mail, as any failed renewal', async () => {
     const renewal = await renewalChargedBack('valid');
     s.everypay.setCardOutcome(renewal.otherCard!.token, 'failed');

@@ -162,11 +162,13 @@ function cardRetiredBody(sub: SubscriptionRow, cardNow: CardRow | undefined, now
  * The body of a renewal's failure by a chargeback (renewalChargedBack) for the subscription as it is now: still
  * retrying that renewal (FAILED in the period before the charge's), the retry charges the saved card it renews with
  * now, valid then (the chargeback moved it off the disputed card: dropSavedCard), or asks for a new card before the
- * retry; anything else (renewed meanwhile with a card the customer saved, cancelled) is the chargeback alone.
+ * retry; anything else (renewed meanwhile by the retry or a card the customer saved, cancelled, lapsed) is the
+ * chargeback and the card's removal alone: not chargedBack's "nor charge it again", which a mail sent after the retry
+ * renewed the subscription with the other saved card said of a renewal charged again.
  */
 function renewalChargedBackBody(sub: SubscriptionRow, charge: ChargeRow, cardNow: CardRow | undefined, now: number): MessageKey {
   if (sub.status !== 'FAILED' || sub.period_number !== charge.period_number - 1 || sub.next_attempt_at === null)
-    return 'subscriptions.mail.chargedBack';
+    return 'subscriptions.mail.renewalChargedBackAlone';
   if (cardNow && !cardExpired(cardNow, nextChargeAt(sub, now))) return 'subscriptions.mail.renewalChargedBackOtherCard';
   return 'subscriptions.mail.renewalChargedBackNoCard';
 }
@@ -207,7 +209,7 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   upgradeRefundedByHand: 'subscriptions.mail.upgradeRefundedByHand',
   paymentRefundedByHand: 'subscriptions.mail.paymentRefundedByHand',
   chargedBack: 'subscriptions.mail.chargedBack',
-  renewalChargedBack: 'subscriptions.mail.chargedBack',
+  renewalChargedBack: 'subscriptions.mail.renewalChargedBackAlone',
 };
 
 export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {
