@@ -43,8 +43,11 @@ export async function countCharges(db: Db, subscriptionId: number, periodNumber:
 
 /**
  * How many renewal attempts of the subscription's period before `attempt` were anything but a payment refunded whole
- * before it settled (failed with refunded_cents at its amount: given back in the portal, charged back): a decline, the
- * one the billingFailed mail is sent for (billing.apply.ts).
+ * before it settled (failed with refunded_cents at its amount, every refund of it recorded by the time it failed: given
+ * back in the portal, charged back): a decline, the one the billingFailed mail is sent for (billing.apply.ts). A charge
+ * declined (and mailed billingFailed) whose payment the bank settled unheard and that was refunded or charged back
+ * later is failed and refunded whole too, but its refunds came after it failed (its updated_at, which nothing moves
+ * while it stays failed): counted so, the next decline of the period mailed billingFailed a second time.
  */
 export async function attemptsNotRefundedBefore(db: Db, subscriptionId: number, periodNumber: number, attempt: number): Promise<number> {
   const row = await db
@@ -54,7 +57,23 @@ export async function attemptsNotRefundedBefore(db: Db, subscriptionId: number, 
     .where('period_number', '=', periodNumber)
     .where('purpose', '=', 'PERIOD')
     .where('attempt', '<', attempt)
-    .where((eb) => eb.not(eb.and([eb('state', '=', 'failed'), eb('refunded_cents', '>=', eb.ref('amount_cents'))])))
+    .where((eb) =>
+      eb.not(
+        eb.and([
+          eb('state', '=', 'failed'),
+          eb('refunded_cents', '>=', eb.ref('amount_cents')),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('subscription_charge_refund')
+                .select('subscription_charge_refund.id')
+                .whereRef('subscription_charge_refund.charge_id', '=', 'subscription_charge.id')
+                .whereRef('subscription_charge_refund.refunded_at', '>', 'subscription_charge.updated_at'),
+            ),
+          ),
+        ]),
+      ),
+    )
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
