@@ -256,6 +256,18 @@ describe('the other saved card expired', () => {
     ]);
   });
 
+  it('DELETE of the valid card while the default left has expired: no default, and a subscribe asks for a card', async () => {
+    const { customer, first, second } = await twoCards();
+    await setExpiry(first, { expiry_year: 2000 });
+    expect((await listed(customer)).map((card) => [card.id, card.isDefault])).toEqual([
+      [first, true],
+      [second, false],
+    ]);
+    expect((await call(s, customer, 'DELETE', `/subscription-credit-card/${second}`)).statusCode).toBe(204);
+    expect(await listed(customer)).toEqual([expect.objectContaining({ id: first, isDefault: false })]);
+    expect(expectFieldErrors(await subscribe(s, customer, 'AUDIO1'))).toEqual(['cardId']);
+  });
+
   it('pruning: a subscription whose card expired moves to none when the other card expires before its renewal', async () => {
     const { customer, first, second } = await twoCards();
     const sub = await subscribe(s, customer, 'SHELF5', second);

@@ -340,8 +340,10 @@ async function dropCards(trx: Db, clientAccountId: number, ids: number[], now: n
   }
   for (const [to, subscriptionIds] of moves) await setSubscriptionsCard(trx, subscriptionIds, to, now);
   const removed = await deleteCards(trx, ids, null, now);
+  // Cleared when no card left is valid today: an expired default card kept (a removal of the valid one) was what a
+  // subscribe without a card named paid with.
   const byDefault = validAt(now);
-  if (byDefault && !byDefault.is_default) await makeDefault(trx, clientAccountId, Number(byDefault.id), now);
+  if (!byDefault?.is_default) await makeDefault(trx, clientAccountId, byDefault ? Number(byDefault.id) : null, now);
   return removed;
 }
 
