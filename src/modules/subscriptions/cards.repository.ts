@@ -190,10 +190,13 @@ export async function setSubscriptionsCard(db: Db, subscriptionIds: number[], ca
   await db.updateTable('subscription').set({ card_id: cardId, updated_at: now }).where('id', 'in', subscriptionIds).execute();
 }
 
-/** Removes cards and points the subscriptions that used them at `replacement` (or at none). */
-export async function deleteCards(db: Db, ids: number[], replacement: number | null, now: number): Promise<number> {
+/**
+ * Removes cards; a subscription still naming one is left with none (a removal moves them first: dropCards in
+ * cards.service.ts).
+ */
+export async function deleteCards(db: Db, ids: number[], now: number): Promise<number> {
   if (ids.length === 0) return 0;
-  await db.updateTable('subscription').set({ card_id: replacement, updated_at: now }).where('card_id', 'in', ids).execute();
+  await db.updateTable('subscription').set({ card_id: null, updated_at: now }).where('card_id', 'in', ids).execute();
   const result = await db.deleteFrom('subscription_card').where('id', 'in', ids).executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -170,7 +170,7 @@ export async function startCardSaving(
     return created.redirect;
   } catch (error) {
     if (!(error instanceof GatewayUnavailableError || error instanceof GatewayRefusedError)) throw error;
-    await deleteCards(db, [cardId], null, now);
+    await deleteCards(db, [cardId], now);
     throw gatewayUnavailable();
   }
 }
@@ -339,7 +339,7 @@ async function dropCards(trx: Db, clientAccountId: number, ids: number[], now: n
     moves.set(to, [...(moves.get(to) ?? []), Number(sub.id)]);
   }
   for (const [to, subscriptionIds] of moves) await setSubscriptionsCard(trx, subscriptionIds, to, now);
-  const removed = await deleteCards(trx, ids, null, now);
+  const removed = await deleteCards(trx, ids, now);
   // Cleared when no card left is valid today: an expired default card kept (a removal of the valid one) was what a
   // subscribe without a card named paid with.
   const byDefault = validAt(now);
