@@ -110,7 +110,7 @@ export interface MailingShop extends SubscriptionShop {
  */
 export async function startMailingShop(
   env: Record<string, string> = {},
-  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile'> = {},
+  options: Pick<TestAppOptions, 'wrapDatabase' | 'sqliteFile' | 'clock'> = {},
 ): Promise<MailingShop> {
   const smtp = await startSmtpCatcher();
   const shop = await startSubscriptionShop({ PAYMENT_CALLBACK_RATE_LIMIT_PER_IP: '100000/1m', SMTP_URL: smtp.url, ...env }, options);

@@ -40,10 +40,22 @@ export function proratedCents(differenceCents: number, now: number, periodStart:
  */
 export const RETRY_AFTER_FIRST_FAILURE_DAYS = [1, 3, 7] as const;
 
-/** When the next attempt is due after `failedAttempts` failures of a charge due at `dueAt`; null: lapse. */
-export function nextAttemptAt(failedAttempts: number, dueAt: number): number | null {
+/**
+ * When the next attempt is due after `failedAttempts` failures, the last of them an attempt due at `attemptDueAt`
+ * (the period's end for the first, its retry's time for a retry) that the shop learned failed at `learnedAt`; null:
+ * lapse. Each attempt comes its interval after the one before was due (1, 2 and 4 days: the days above), so a
+ * failure told at once keeps the schedule from the period's end. One learned only once its next attempt was due
+ * (a chargeback, weeks on; a refund in the gateway's portal, or a callback saying failed, that came late) counts the
+ * rest from when it was learned, at the same intervals: the customer has the time to act a decline on time gives,
+ * and its mail names that day. Counted from the period's end, every retry was due at once and the mail named a day
+ * already past; the subscription lapsed within the next runs, before the customer could save a card.
+ */
+export function nextAttemptAt(failedAttempts: number, attemptDueAt: number, learnedAt: number): number | null {
   const days = RETRY_AFTER_FIRST_FAILURE_DAYS[failedAttempts - 1];
-  return days === undefined ? null : dueAt + days * DAY_MS;
+  if (days === undefined) return null;
+  const interval = (days - (RETRY_AFTER_FIRST_FAILURE_DAYS[failedAttempts - 2] ?? 0)) * DAY_MS;
+  const onTime = attemptDueAt + interval;
+  return onTime > learnedAt ? onTime : learnedAt + interval;
 }
 
 /** Plans of one family replace each other (upgrade, downgrade); a client has one live subscription per family. */
