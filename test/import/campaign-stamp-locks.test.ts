@@ -11,9 +11,14 @@ import { createImportTestApp, type ImportTestApp } from './helpers.js';
 // prices, while a stock or price write (or a checkout) of that product waited. Here the stamp is
 // made slow by a lock the test holds on a product past the first thousand (as a long stamp is), and
 // the line is held before its commit by a lock on the job table (the stamps' jobs are its last
-// write): a one-line stock import of the first product must not wait for the campaign's line. (A
-// price line would: every writer of prices, the campaign line too, bumps the one 'price' row of
-// catalogue_reference_version in its transaction, which is another matter.)
+// write): a one-line stock import of the first product must not wait for the campaign's line.
+//
+// Nor must a writer of prices. Every one (the campaign line too) moves the one 'price' row of
+// catalogue_reference_version (migration 2026_11_27_1300): moved in the writer's transaction at its
+// first write, the row stayed locked until the campaign line committed (seconds at 20,000 prices,
+// about 20 s at 100,000), and a one-line prices import or a new product waited that long for it.
+// It is moved at commit now (migration 2026_12_12_1110), so the row is held only while a writer
+// commits.
 
 const PRODUCTS = 2000;
 let t: ImportTestApp;
@@ -100,5 +105,67 @@ describe.skipIf(engine !== 'postgres')('a campaign line of many prices', () => {
     expect(statuses.map((job) => job.status)).toEqual(['done', 'done']);
     const unstamped = await db.selectFrom('product').select('code').where('id', 'in', ids).where('updated_at', '<', ran).execute();
     expect(unstamped).toEqual([]);
+  }, 60_000);
+
+  it("does not hold the 'price' version: a prices line and another writer of prices do not wait for the campaign line", async () => {
+    const db = t.database.db;
+    const campaign = {
+      code: 'PRICE-VERSION',
+      store: 'WEB',
+      names: { et: 'Kampaania' },
+      prices: ids.map((_, i) => ({ product: code(i), customerKind: 'RETAIL', price: 4 })),
+    };
+    const version = async () =>
+      Number(
+        (await db.selectFrom('catalogue_reference_version').select('version').where('name', '=', 'price').executeTakeFirstOrThrow())
+          .version,
+      );
+    // Outside the campaign: the line holds the refresh lock of each product it prices (their
+    // documents), which a change of one's stores takes too.
+    const outside = await insertProduct(db, { code: 'CS-OUT', createdAt: T0 });
+    const before = await version();
+    // The job table held in share mode: the line has written the campaign and its 2,000 prices and
+    // stays open at its last write (the stamps' jobs), as a long line is for most of its time.
+    const hold = await db.startTransaction().execute();
+    let campaignDone = false;
+    let campaignRun: ReturnType<ImportTestApp['run']> | undefined;
+    const waited: string[] = [];
+    let movedWhileOpen: number | undefined;
+    const shortWrites: Array<Promise<unknown>> = [];
+    try {
+      await sql`lock table job in share mode`.execute(hold);
+      campaignRun = t.run('campaigns', [campaign]);
+      void campaignRun.then(() => (campaignDone = true)).catch(() => {});
+      await until('the campaign line to wait on the job table', async () => (await lockWaiters(db)) >= 1);
+      expect(campaignDone).toBe(false);
+      // A one-line prices import (a product's row), and a store's assortment changed (a new row, as
+      // a new product's are: the product feed that makes one would deactivate the products here).
+      for (const [what, start] of [
+        ['prices line', () => t.run('prices', [{ product: code(1), shopPrice: 11.5 }])],
+        ['assortment', () => db.insertInto('product_store').values({ product_id: outside, store_code: 'WEB2' }).execute()],
+      ] as const) {
+        let done = false;
+        const run: Promise<unknown> = start();
+        shortWrites.push(run);
+        void run.then(() => (done = true)).catch(() => {});
+        await until(`the ${what} to end or wait on a lock`, async () => {
+          if (done) return true;
+          if ((await lockWaiters(db)) < 2) return false;
+          waited.push(what);
+          return true;
+        });
+        if (!done) break;
+      }
+      movedWhileOpen = (await version()) - before;
+    } finally {
+      await hold.commit().execute();
+    }
+    expect(waited).toEqual([]);
+    // Each moved the version at its own commit, while the line was open.
+    expect(movedWhileOpen).toBe(2);
+    expect((await campaignRun).outcomes).toEqual({ created: 1 });
+    expect(((await shortWrites[0]) as Awaited<ReturnType<ImportTestApp['run']>>).outcomes).toEqual({ updated: 1 });
+    // The line moved it at its commit, after both.
+    expect(await version()).toBe(before + 3);
   }, 60_000);
 });

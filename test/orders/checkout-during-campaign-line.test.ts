@@ -9,10 +9,10 @@ import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { checkout, checkoutForm, fill, setUpShop, stockedBook, type Shop } from './helpers.js';
 
-// A campaign line holds the one 'price' row of catalogue_reference_version from its campaign's
-// write to its commit (migration 2026_11_27_1300: every writer of what a basket's price is made
-// of bumps it in its transaction), seconds for a campaign of many prices. A checkout writes none
-// of those (it holds stock: reserved_quantity), so a checkout of a product the campaign prices
+// A campaign line is open for seconds at many prices. Every writer of what a basket's price is
+// made of bumps the one 'price' row of catalogue_reference_version (migration 2026_11_27_1300; at
+// its commit since 2026_12_12_1110, test/import/campaign-stamp-locks.test.ts). A checkout writes
+// none of those (it holds stock: reserved_quantity), so a checkout of a product the campaign prices
 // must not wait for the line; nor must the campaign line hold the product's row (its stamps are
 // jobs, campaigns.jobs.ts). The line is held here by a product it prices after the bought one.
 
@@ -58,7 +58,7 @@ describe.skipIf(engine !== 'postgres')('a checkout while a campaign line is open
     let answer: Awaited<ReturnType<typeof checkout>> | undefined;
     try {
       // Its price row's key (campaign_price's foreign key) waits on this: the line has written the
-      // campaign (the 'price' bump) and the bought product's price, and stays open.
+      // campaign and the bought product's price, and stays open.
       await sql`select id from product where id = ${holder} for update`.execute(hold);
       campaignRun = importKinds.campaigns!.create({ db, clock: systemClock, log: t.app.log }, { force: false })(file, () => {});
       await until('the campaign line to wait on the held product', async () => (await lockWaiters(db)) >= 1);

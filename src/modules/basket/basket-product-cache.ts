@@ -16,7 +16,8 @@ import type { BasketProduct } from './basket-products.repository.js';
 // lines and one of a version (measured: the lines joined to their products were about a quarter of
 // GET /basket and of add-product). They are kept only while the 'price' version of
 // catalogue_reference_version stands (bumped by triggers on every change to prices, VAT,
-// campaigns, assortments, visibility and availability: migration 2026_11_27_1300), so a basket is
+// campaigns, assortments, visibility and availability: migration 2026_11_27_1300; in the same
+// commit as the change, on PostgreSQL at the writer's commit: 2026_12_12_1110), so a basket is
 // priced from current data on every read, and at most CATALOGUE_CACHE_TTL_MS, which bounds how old
 // the stock it shows may be. What a rule decides on is never kept data: a write reads the products
 // it acts on in its transaction (add-product, change-quantity, merge) and keeps them, so its answer
@@ -51,7 +52,8 @@ export function basketProductCache(handle: DatabaseHandle, ttlMs: number): Baske
    * The products kept under the current price version (catalogue_reference_version 'price'): none
    * once it moved on (loads still running then fill the set they began with, which is dropped). Read
    * before the products, as catalogue/reference-cache.ts does: a change landing in between makes the
-   * next read load again.
+   * next read load again. A writer's change and its bump commit together, so products read while
+   * it was open (its change not seen) are kept under the version its commit moves on from.
    */
   async function current(db: Db): Promise<Stores> {
     const version = await versions('price', db);
