@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
-import { createTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
 
 // With the catalogue's cache period on (CATALOGUE_CACHE_TTL_MS), a basket keeps its lines'
@@ -142,6 +142,61 @@ describe('a basket with the catalogue cache period on', () => {
     expect(unitPrice(await read(t, who), id)).toBe(25);
   });
 
+  it('never shows a price older than a committed write: a read while the writer was open kept the old one', async () => {
+    const db = t.database.db;
+    const id = await stockedProduct(20);
+    const who: Who = { token: (await add(t, {}, id, 1)).basketToken! };
+    expect(unitPrice(await read(t, who), id)).toBe(20);
+    // The writer changed the price and is still open (on PostgreSQL the version moves at its commit):
+    // reads meanwhile show, and keep, the committed price under the version as it stands.
+    const writer = await db.startTransaction().execute();
+    try {
+      await writer.updateTable('product').set({ shop_price_cents: 2500 }).where('id', '=', id).execute();
+      if (engine === 'postgres') {
+        expect(unitPrice(await read(t, who), id)).toBe(20);
+        expect(unitPrice(await read(t, who), id)).toBe(20);
+      }
+      await writer.commit().execute();
+    } catch (error) {
+      await writer.rollback().execute();
+      throw error;
+    }
+    expect(unitPrice(await read(t, who), id)).toBe(25);
+    // A writer that rolls back moves nothing: the kept copy stands, and shows the price as it is.
+    const rolledBack = await db.startTransaction().execute();
+    await rolledBack.updateTable('product').set({ shop_price_cents: 3000 }).where('id', '=', id).execute();
+    await rolledBack.rollback().execute();
+    expect(unitPrice(await read(t, who), id)).toBe(25);
+  });
+
+  it.runIf(engine === 'postgres')("shows each of two open writers' prices once that writer committed, in either order", async () => {
+    const db = t.database.db;
+    const first = await stockedProduct(20);
+    const second = await stockedProduct(30);
+    const who: Who = { token: (await add(t, {}, first, 1)).basketToken! };
+    await add(t, who, second, 1);
+    const prices = async () => {
+      const basket = await read(t, who);
+      return [unitPrice(basket, first), unitPrice(basket, second)];
+    };
+    expect(await prices()).toEqual([20, 30]);
+    const a = await db.startTransaction().execute();
+    const b = await db.startTransaction().execute();
+    try {
+      await a.updateTable('product').set({ shop_price_cents: 2100 }).where('id', '=', first).execute();
+      await createCampaign(b, { prices: [{ productId: second, price: 27 }] });
+      expect(await prices()).toEqual([20, 30]);
+      // The one that wrote last commits first; each commit moves the version past what the reads kept.
+      await b.commit().execute();
+      expect(await prices()).toEqual([20, 27]);
+      await a.commit().execute();
+    } catch (error) {
+      await Promise.allSettled([a.rollback().execute(), b.rollback().execute()]);
+      throw error;
+    }
+    expect(await prices()).toEqual([21, 27]);
+  });
+
   it('answers a merge with the products as the merge read them', async () => {
     const db = t.database.db;
     const id = await stockedProduct(10);
@@ -180,6 +235,8 @@ describe("the 'price' version a basket's kept products stand on", () => {
     };
     expect(await moves(() => setStock(db, id, shop, 7))).toBe(false);
     expect(await moves(() => db.updateTable('product').set({ name: 'Renamed' }).where('id', '=', id).execute())).toBe(false);
+    // A feed that writes a watched value as it was (both engines: per row, when one changed).
+    expect(await moves(() => db.updateTable('product').set({ shop_price_cents: 1000 }).where('id', '=', id).execute())).toBe(false);
     for (const [column, value] of [
       ['shop_price_cents', 1100],
       ['original_price_cents', 1500],
