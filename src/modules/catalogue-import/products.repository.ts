@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Db } from '../../db/database.js';
-import { isPostgres, lockedOnPostgres } from '../../db/row-lock.js';
+import { isPostgres, lockedOnPostgres, lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { Database } from '../../db/schema.js';
 
 // The SQL of the products import (products.import.ts) beside writing a line (products.write.ts):
@@ -71,8 +71,17 @@ export async function touchProduct(trx: Transaction<Database>, productId: number
   await trx.updateTable('product').set({ updated_at: now }).where('id', '=', productId).execute();
 }
 
-/** Deactivates those of the products still active; the codes of those it did. */
+/**
+ * Deactivates those of the products still active; the codes of those it did. On PostgreSQL the rows
+ * are locked in id order first, as every writer of several products' rows takes them (a checkout's
+ * stock holds too): the UPDATE alone locks them in the order its plan meets them (a small table's
+ * heap order, not the ids' once a row was rewritten), and a checkout of two of them could wait for
+ * it while it waited for the checkout, which PostgreSQL then ended, a 500
+ * (test/orders/checkout-during-feed-deactivation.test.ts).
+ */
 export async function deactivateProducts(trx: Db, ids: number[], now: number): Promise<string[]> {
+  if (ids.length === 0) return [];
+  await lockRowsOnPostgres(trx, trx.selectFrom('product').select('id').where('id', 'in', ids).orderBy('id'), 'no key update');
   const rows = await trx
     .updateTable('product')
     .set({ is_active: false, updated_at: now })
