@@ -1,4 +1,5 @@
-import type { Db } from '../../db/database.js';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { toRfc3339 } from '../../db/time.js';
 import { CliUsageError, inputErrorsAsUsage } from '../../infra/cli-usage.js';
 import type { Clock } from '../../infra/clock.js';
@@ -19,12 +20,20 @@ export const SUPPLIER_USAGE = `  supplier add <code> <name>          a supplier 
   supplier list                       codes, names, state, active products (never the secrets)`;
 
 /** `storefront supplier ...`. */
-export function supplierCommand(deps: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+export function supplierCommand(
+  deps: { db: Kysely<Database>; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   // A malformed code or name is a bad argument, as a malformed export-user name is.
   return inputErrorsAsUsage(`supplier ${args[0]}`, SupplierInputError, () => runSupplierCommand(deps, args, print));
 }
 
-async function runSupplierCommand({ db, clock }: { db: Db; clock: Clock }, args: string[], print: (line: string) => void): Promise<void> {
+async function runSupplierCommand(
+  { db, clock }: { db: Kysely<Database>; clock: Clock },
+  args: string[],
+  print: (line: string) => void,
+): Promise<void> {
   const [action, code, ...rest] = args;
   if (action === 'list' && code === undefined) {
     const suppliers = await listSuppliers(db);
@@ -55,7 +64,7 @@ async function runSupplierCommand({ db, clock }: { db: Db; clock: Clock }, args:
         print(`Supplier "${code}": ${action}d.`);
         return;
       case 'remove': {
-        const products = await removeSupplier(db, code);
+        const products = await db.transaction().execute((trx) => removeSupplier(trx, code));
         print(`Supplier "${code}" removed; its ${products} active products are the back office's now.`);
         return;
       }

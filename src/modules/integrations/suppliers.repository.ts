@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 import type { SupplierTable } from './integrations.tables.js';
 
 export type SupplierRow = Selectable<SupplierTable>;
@@ -25,6 +26,19 @@ export async function updateSupplier(
   changes: Partial<Pick<SupplierRow, 'secret' | 'secret_rotated_at' | 'disabled_at'>>,
 ): Promise<void> {
   await db.updateTable('supplier').set(changes).where('id', '=', id).execute();
+}
+
+/**
+ * Locks, on PostgreSQL until the transaction ends, the supplier's row (no feed line adds a product
+ * of it meanwhile: that insert waits for the row) and then its products' rows in id order, before
+ * deleteSupplier. The foreign key's `set null` is one UPDATE of all of them, which locks them in the
+ * order its plan meets them (a seq or bitmap scan's heap order, not the ids'), while a checkout
+ * holds its products' stock in id order: each held a product the other waited for, and PostgreSQL
+ * ended one, the checkout's 500 (test/orders/checkout-during-supplier-removal.test.ts).
+ */
+export async function lockSupplierAndProducts(trx: Db, id: number): Promise<void> {
+  await lockRowsOnPostgres(trx, trx.selectFrom('supplier').select('id').where('id', '=', id));
+  await lockRowsOnPostgres(trx, trx.selectFrom('product').select('id').where('supplier_id', '=', id).orderBy('id'), 'no key update');
 }
 
 /** Removes the supplier; its products stay, kept by nobody (product.supplier_id is set null). */

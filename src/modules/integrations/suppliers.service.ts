@@ -6,6 +6,7 @@ import {
   deleteSupplier,
   findSupplierByCode,
   insertSupplier,
+  lockSupplierAndProducts,
   updateSupplier,
   type SupplierRow,
 } from './suppliers.repository.js';
@@ -56,11 +57,15 @@ export async function setSupplierEnabled(db: Db, code: string, enabled: boolean,
   await updateSupplier(db, supplier.id, { disabled_at: enabled ? null : (supplier.disabled_at ?? now) });
 }
 
-/** Removes the supplier; how many active products it kept (they stay, kept by the back office now). */
-export async function removeSupplier(db: Db, code: string): Promise<number> {
-  const supplier = await existing(db, code);
-  const products = await countSupplierProducts(db, supplier.id);
-  await deleteSupplier(db, supplier.id);
+/**
+ * Removes the supplier, in the caller's transaction; how many active products it kept (they stay,
+ * kept by the back office now). Its products are locked in id order first, as a checkout takes them.
+ */
+export async function removeSupplier(trx: Db, code: string): Promise<number> {
+  const supplier = await existing(trx, code);
+  await lockSupplierAndProducts(trx, supplier.id);
+  const products = await countSupplierProducts(trx, supplier.id);
+  await deleteSupplier(trx, supplier.id);
   return products;
 }
 
