@@ -37,6 +37,16 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
   let urls: { primary: string; replica: string; config: Record<string, string> } | undefined;
   const mailDir = mkdtempSync(join(tmpdir(), 'storefront-mail-'));
   const q = (ms: number) => encodeURIComponent(ymdHis(ms));
+  /** The orders of the sales created in `second` (ms), through the export. */
+  const sales = async (second: number) => {
+    const response = await app!.inject({
+      method: 'GET',
+      url: `/export/sales-history?createdFrom=${q(second)}&createdTo=${q(second)}`,
+      headers: { authorization },
+    });
+    expect(response.statusCode, response.body).toBe(200);
+    return (response.json() as Array<{ order: string }>).map((item) => item.order);
+  };
 
   beforeAll(async () => {
     cluster = await startPrimaryWithReplica();
@@ -79,15 +89,6 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
   });
 
   it('answers a window that has ended with the rows committed on the primary before its cut', async () => {
-    const sales = async (second: number) => {
-      const response = await app!.inject({
-        method: 'GET',
-        url: `/export/sales-history?createdFrom=${q(second)}&createdTo=${q(second)}`,
-        headers: { authorization },
-      });
-      expect(response.statusCode, response.body).toBe(200);
-      return (response.json() as Array<{ order: string }>).map((item) => item.order);
-    };
     const onReplica = async () => Number((await replica!.query<{ n: number }>('select count(*)::int as n from sales_history')).rows[0]!.n);
     await replica!.query('select pg_wal_replay_pause()');
     const second = await nextSecond();
@@ -115,6 +116,57 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
     await waitForReplica(cluster!);
     expect(await onReplica()).toBe(1);
     expect(await sales(second)).toEqual(['COMMITTED-ON-PRIMARY']);
+  }, 60_000);
+  it('reads a replica that has replayed everything at once after a WAL segment switch on an idle primary', async () => {
+    // After pg_switch_wal() (or any record that ends at a WAL page's end) on an idle primary, its insert
+    // position stands past the next page's header, while a replica that has replayed everything stands
+    // at the page's start, where the last record ends. The export must read that replica at once, not
+    // wait the whole REPLICA_CATCH_UP_WAIT_MS for a write that may never come and then read the primary.
+    // The read writes its rate-limit hit first, then waits for its window to settle: the switch comes in
+    // that wait, before the cut. Asserted on the answers of the replica check the read made.
+    const primary = new pg.Client({ connectionString: urls!.primary });
+    await primary.connect();
+    const replicaView = database!.replicaReads;
+    const check = replicaView.seesPrimaryWal!;
+    const answers: Array<boolean | 'primary'> = [];
+    replicaView.seesPrimaryWal = async (lsn) => {
+      const answer = await check(lsn);
+      answers.push(answer);
+      return answer;
+    };
+    const insertPosition = async () =>
+      (await primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0]!.lsn;
+    try {
+      // Something else the primary writes after the switch (the background writer's standby snapshot, at
+      // most every 15 s; autovacuum) moves its position past the header, and the replica must then
+      // replay it: try again then.
+      for (let attempt = 1; ; attempt += 1) {
+        const second = await nextSecond();
+        const order = `SWITCH-${attempt}`;
+        await insertSales(database!.db, [{ order, createdAt: second + 100 }]);
+        const written = await insertPosition();
+        answers.length = 0;
+        // The window ends within this second: the read settles until a second after it.
+        const read = sales(second);
+        await until('the read to count its rate-limit hit', async () => (await insertPosition()) !== written);
+        await primary.query('select pg_switch_wal()');
+        const { rows } = await primary.query<{ end: string }>('select pg_current_wal_flush_lsn()::text as end');
+        await until('the replica to replay the switch', async () => {
+          const replayed = await replica!.query<{ done: boolean }>('select pg_last_wal_replay_lsn() >= $1::pg_lsn as done', [rows[0]!.end]);
+          return replayed.rows[0]!.done;
+        });
+        const switched = await insertPosition();
+        expect(await read).toEqual([order]);
+        const after = await insertPosition();
+        if (after === switched) break;
+        if (attempt === 5) throw new Error('the primary wrote something after each switch');
+      }
+      expect(database!.replicaUsable?.()).toBe(true);
+      expect(answers).toEqual([true]);
+    } finally {
+      replicaView.seesPrimaryWal = check;
+      await primary.end();
+    }
   }, 60_000);
   it('keeps a stream that began while the replica was not read on the primary when the replica comes back behind', async () => {
     // The app reaches the replica through a proxy the test can cut: unreachable, the replica is not

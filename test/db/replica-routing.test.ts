@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig, ConfigError } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import { isPlainRead } from '../../src/db/replica-routing.js';
+import { isPlainRead, lsnBytes, replayedUpTo } from '../../src/db/replica-routing.js';
 import { createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createTestApp, engine, migratedScratchDatabase, type TestApp } from '../helpers/test-app.js';
 
@@ -20,6 +20,42 @@ describe('which statements a replica may serve', () => {
     expect(isPlainRead('insert into product (code) values ($1) returning id')).toBe(false);
     expect(isPlainRead('with gone as (delete from job returning id) select count(*) from gone')).toBe(false);
     expect(isPlainRead('update product set name = $1')).toBe(false);
+  });
+});
+
+describe('whether a replica has replayed what the primary had inserted', () => {
+  // 8 kB pages, 16 MB segments: 0/5000000 is a segment's start, 0/5002000 another page's.
+  const layout = { pageBytes: 8192n, segmentBytes: 16n * 1024n * 1024n };
+
+  it('reads pg_lsn text', () => {
+    expect(lsnBytes('0/0')).toBe(0n);
+    expect(lsnBytes('16/B374D848')).toBe(0x16b374d848n);
+    expect(() => lsnBytes('16-B374D848')).toThrow(/WAL position/);
+  });
+
+  it('once it has replayed up to the insert position', () => {
+    expect(replayedUpTo('0/5000108', '0/5000108', layout)).toBe(true);
+    expect(replayedUpTo('1/0', '0/5000108', layout)).toBe(true);
+    expect(replayedUpTo('0/5000100', '0/5000108', layout)).toBe(false);
+  });
+
+  it('at a page start, when the primary inserts next right past that page header', () => {
+    // After a segment switch: the switch record ends at the segment's end, the next record begins past
+    // the long header of the next segment's first page.
+    expect(replayedUpTo('0/5000000', '0/5000028', layout)).toBe(true);
+    // A record that ended at a page's end: the next begins past the next page's short header.
+    expect(replayedUpTo('0/5002000', '0/5002018', layout)).toBe(true);
+    expect(replayedUpTo('0/5001FF8', '0/5002018', layout)).toBe(false);
+    expect(replayedUpTo('0/5000000', '0/5000028', undefined)).toBe(false);
+  });
+
+  it('not when the insert position is past a record that spilled onto the page', () => {
+    // 40 bytes into a page other than a segment's first: a record begun on the page before ends there.
+    expect(replayedUpTo('0/5002000', '0/5002028', layout)).toBe(false);
+    expect(replayedUpTo('0/5002000', '0/5002030', layout)).toBe(false);
+    expect(replayedUpTo('0/5000000', '0/5000030', layout)).toBe(false);
+    // 24 bytes into a segment's first page is inside its long header: never an insert position.
+    expect(replayedUpTo('0/5000000', '0/5000018', layout)).toBe(false);
   });
 });
 
