@@ -126,6 +126,7 @@ import * as stampOldReleaseUpdated from './2026_12_11_1600_stamp_old_release_upd
 import * as stampCategoryListingDelta from './2026_12_11_1610_stamp_category_listing_delta.js';
 import * as bookOldReleaseChargeWrites from './2026_12_11_2200_book_old_release_charge_writes.js';
 import * as bumpPriceVersionAtCommit from './2026_12_12_1110_bump_price_version_at_commit.js';
+import * as indexJobStatusType from './2026_12_12_1600_index_job_status_type.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
 // Names sort in the order they must run; never rename or edit one that has shipped.
@@ -257,4 +258,5 @@ export const migrations: Record<string, Migration> = {
   '2026_12_11_1610_stamp_category_listing_delta': stampCategoryListingDelta,
   '2026_12_11_2200_book_old_release_charge_writes': bookOldReleaseChargeWrites,
   '2026_12_12_1110_bump_price_version_at_commit': bumpPriceVersionAtCommit,
+  '2026_12_12_1600_index_job_status_type': indexJobStatusType,
 };

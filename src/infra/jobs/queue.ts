@@ -85,23 +85,67 @@ export interface JobBacklog {
   dead: number;
   /** Milliseconds since the oldest pending job became due; 0 when none is due. */
   oldestDueMs: number;
+  /** The same per job type, for every type with a pending, running or dead job, in type order. */
+  byType: JobTypeBacklog[];
 }
 
-/** Read at scrape time; the status indexes serve both queries (done jobs, the bulk of the table, are not counted). */
+export interface JobTypeBacklog {
+  type: string;
+  pending: number;
+  running: number;
+  dead: number;
+  /** Milliseconds since the type's oldest pending job became due; 0 when none of its jobs is due. */
+  oldestDueMs: number;
+}
+
+const BACKLOG_STATUSES = ['pending', 'running', 'dead'] as const;
+
+/**
+ * Read at scrape time in one statement: the rows of the pending, running and dead jobs in
+ * job_status_type_run_at_idx (status, type, run_at), which holds every column the statement reads
+ * (done jobs, the bulk of the table, are not read). A job whose run_at is still ahead (a backoff, a
+ * job queued for later) counts as pending and waits for nothing yet.
+ */
 export async function jobBacklog(db: Db, now: number): Promise<JobBacklog> {
   const rows = await db
     .selectFrom('job')
-    .select(['status', (eb) => eb.fn.countAll().as('count')])
-    .where('status', 'in', ['pending', 'running', 'dead'])
-    .groupBy('status')
+    .select((eb) => [
+      'status',
+      'type',
+      eb.fn.countAll().as('count'),
+      eb.fn
+        .min(
+          eb
+            .case()
+            .when(eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]))
+            .then(eb.ref('run_at'))
+            .end(),
+        )
+        .as('due_since'),
+    ])
+    .where('status', 'in', [...BACKLOG_STATUSES])
+    .groupBy(['status', 'type'])
     .execute();
-  const count = (status: JobStatus) => Number(rows.find((row) => row.status === status)?.count ?? 0);
-  const oldest = await db
-    .selectFrom('job')
-    .select((eb) => eb.fn.min('run_at').as('run_at'))
-    .where('status', '=', 'pending')
-    .where('run_at', '<=', now)
-    .executeTakeFirst();
-  const dueSince = oldest?.run_at === null || oldest?.run_at === undefined ? now : Number(oldest.run_at);
-  return { pending: count('pending'), running: count('running'), dead: count('dead'), oldestDueMs: Math.max(0, now - dueSince) };
+  const types = new Map<string, JobTypeBacklog & { dueSince: number | undefined }>();
+  for (const row of rows) {
+    const status = row.status as (typeof BACKLOG_STATUSES)[number];
+    let entry = types.get(row.type);
+    if (entry === undefined) {
+      entry = { type: row.type, pending: 0, running: 0, dead: 0, oldestDueMs: 0, dueSince: undefined };
+      types.set(row.type, entry);
+    }
+    entry[status] = Number(row.count);
+    if (row.due_since !== null && row.due_since !== undefined) entry.dueSince = Number(row.due_since);
+  }
+  const byType = [...types.values()]
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))
+    .map(({ dueSince, ...entry }) => ({ ...entry, oldestDueMs: dueSince === undefined ? 0 : Math.max(0, now - dueSince) }));
+  const sum = (status: (typeof BACKLOG_STATUSES)[number]) => byType.reduce((total, entry) => total + entry[status], 0);
+  return {
+    pending: sum('pending'),
+    running: sum('running'),
+    dead: sum('dead'),
+    oldestDueMs: byType.reduce((oldest, entry) => Math.max(oldest, entry.oldestDueMs), 0),
+    byType,
+  };
 }

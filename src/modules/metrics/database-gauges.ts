@@ -13,8 +13,8 @@ export interface GaugeLog {
 }
 
 /**
- * The figures read from the database when /metrics is scraped: the outbox, the search queue, the
- * subscription charges stuck pending, the FAILED orders whose revival was refused, the category totals'
+ * The figures read from the database when /metrics is scraped: the outbox (in all and per job type),
+ * the search queue, the subscription charges stuck pending, the FAILED orders whose revival was refused, the category totals'
  * unfolded deltas and the connections. Shared by every process on the database, so any one's /metrics tells them; a
  * scrape whose reads fail still answers, with storefront_database_up 0 and these left out.
  */
@@ -30,6 +30,16 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
   const up = gauge('storefront_database_up', 'Whether the reads of this scrape answered (1) or failed (0)');
   const jobs = gauge('storefront_jobs', 'Jobs in the outbox by status (pending, running, dead)', ['status']);
   const oldest = gauge('storefront_job_oldest_due_age_seconds', 'How long the oldest due pending job has waited; 0 when none waits');
+  const jobsByType = gauge(
+    'storefront_jobs_by_type',
+    'Jobs in the outbox by type and status (pending, running, dead), for every type with such a job',
+    ['type', 'status'],
+  );
+  const oldestByType = gauge(
+    'storefront_job_oldest_due_age_seconds_by_type',
+    "How long each type's oldest due pending job has waited; 0 when none of its pending jobs is due: climbing, no worker runs that type",
+    ['type'],
+  );
   const search = gauge('storefront_search_changes_pending', 'Changes queued for the search index and not folded in yet');
   const stuckCharges = gauge(
     'storefront_subscription_charges_stuck',
@@ -71,6 +81,13 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         jobs.set({ status: 'running' }, backlog.running);
         jobs.set({ status: 'dead' }, backlog.dead);
         oldest.set(backlog.oldestDueMs / 1000);
+        // A type whose last such job ran or was retried leaves the series, as it leaves the outbox.
+        jobsByType.reset();
+        oldestByType.reset();
+        for (const entry of backlog.byType) {
+          for (const status of ['pending', 'running', 'dead'] as const) jobsByType.set({ type: entry.type, status }, entry[status]);
+          if (entry.pending > 0) oldestByType.set({ type: entry.type }, entry.oldestDueMs / 1000);
+        }
         search.set(pending);
         stuckCharges.set(stuck);
         revivalsRefused.set(refused);
@@ -80,7 +97,18 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         up.set(1);
       } catch (err) {
         log.warn({ err }, 'metrics: reading the database failed');
-        for (const stale of [jobs, oldest, search, stuckCharges, revivalsRefused, categoryDeltas, categoryDeltaAge]) stale.reset();
+        for (const stale of [
+          jobs,
+          oldest,
+          jobsByType,
+          oldestByType,
+          search,
+          stuckCharges,
+          revivalsRefused,
+          categoryDeltas,
+          categoryDeltaAge,
+        ])
+          stale.reset();
         up.set(0);
       }
     },
