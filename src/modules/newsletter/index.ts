@@ -14,6 +14,9 @@ export { setConfirmedAddressConsent, syncNewsletterFlag } from './newsletter.ser
 export { setSubscribedLanguage, subscribedLanguage } from './newsletter.service.js';
 // The profile's email consent tells when it was last given and withdrawn, whichever link or switch did it.
 export { newsletterConsentTimes } from './newsletter.service.js';
+// The one writer of the person's consent history: the profile's switch of SMS and PERSONALISATION
+// records its changes through it, as the newsletter records the EMAIL consent's.
+export { insertConsentEvent } from './newsletter.repository.js';
 // A confirmed email change moves the person's subscriptions to the new address.
 export { moveToConfirmedAddress } from './newsletter.service.js';
 export { NEWSLETTER_USAGE, newsletterCommand } from './newsletter.cli.js';

@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { customerStream, emailStream, emitEvent } from '../events/index.js';
-import { insertEmailConsentEvent } from './newsletter.repository.js';
+import { insertConsentEvent, type ConsentHistorySource } from './newsletter.repository.js';
 
 // Consent events for partner integrations (modules/events), written in the transaction of the
 // change: the stream of the account with the address when there is one, else the address's own.
@@ -32,16 +32,13 @@ export async function newsletterConsentChanged(
   );
 }
 
-/** How a consent recorded in the person's history was given or withdrawn. */
-export type ConsentHistorySource = 'PROFILE' | 'REGISTRATION' | 'CONFIRMATION_LINK' | 'UNSUBSCRIBE_LINK';
-
 /**
  * A consent given or withdrawn in the store (the profile's switch, a registration's tick, the
  * subscribe form's confirmation link, the unsubscribe link of the store's mails): the partner event,
  * and the record of consent (which store's newsletter, when, through what) in the consent history of
  * the user whose confirmed login email the address is (marketing_consent_event, modules/profile's
- * table, written here as the newsletter flag on app_user is: profile calls newsletter, so newsletter
- * cannot ask profile), which the profile's times and the person's data export read. An address that
+ * table, written by this module's insertConsentEvent as the newsletter flag on app_user is: profile
+ * calls newsletter, so newsletter cannot ask profile), which the profile's times and the person's data export read. An address that
  * is no user's confirmed login keeps its consent on the subscription alone. Not for an email
  * change's move: the person's consent in the store does not change.
  */
@@ -53,7 +50,7 @@ export async function newsletterConsentRecorded(
   const customerId = await userOfAddress(trx, change.email);
   if (customerId !== null) {
     const event = { userId: customerId, storeCode: change.storeCode, granted: change.granted, source: change.history };
-    await insertEmailConsentEvent(trx, event, now);
+    await insertConsentEvent(trx, { ...event, consent: 'EMAIL' }, now);
   }
   const { history: _history, ...partner } = change;
   await newsletterConsentChanged(trx, { ...partner, customerId }, now);

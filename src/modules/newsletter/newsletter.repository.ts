@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { deleteInBatches } from '../../db/batched-delete.js';
 import type { Db } from '../../db/database.js';
+import type { Database } from '../../db/schema.js';
 import type { NewsletterRequestTable, NewsletterSubscriberTable } from './newsletter.tables.js';
 
 export type NewsletterRequestRow = Selectable<NewsletterRequestTable>;
@@ -236,20 +237,33 @@ export async function findUserIdByEmail(db: Db, email: string): Promise<number |
   return user && Number(user.id);
 }
 
+/** A consent the person's history records: EMAIL (this module's), SMS, PERSONALISATION (the profile's switch). */
+export type MarketingConsentKind = Database['marketing_consent_event']['consent'];
+
+/** How a consent recorded in the person's history was given or withdrawn. */
+export type ConsentHistorySource = 'PROFILE' | 'REGISTRATION' | 'CONFIRMATION_LINK' | 'UNSUBSCRIBE_LINK';
+
+/** One change of a user's marketing consent in a store. */
+export interface ConsentHistoryEvent {
+  userId: number;
+  consent: MarketingConsentKind;
+  granted: boolean;
+  storeCode: string;
+  source: ConsentHistorySource;
+}
+
 /**
- * A change of the user's EMAIL consent in the store, in their consent history (modules/profile's
- * table, marketing_consent_event, as the flag below is the accounts module's).
+ * The one writer of the person's consent history (marketing_consent_event, modules/profile's table,
+ * as the flag below is the accounts module's): the EMAIL consent's changes the newsletter records
+ * (newsletter.events.ts) and the profile's switch of SMS and PERSONALISATION (through index.ts:
+ * profile calls newsletter, so the writer is here).
  */
-export async function insertEmailConsentEvent(
-  db: Db,
-  event: { userId: number; storeCode: string; granted: boolean; source: string },
-  now: number,
-): Promise<void> {
+export async function insertConsentEvent(db: Db, event: ConsentHistoryEvent, now: number): Promise<void> {
   await db
     .insertInto('marketing_consent_event')
     .values({
       user_id: event.userId,
-      consent: 'EMAIL',
+      consent: event.consent,
       granted: event.granted,
       store_code: event.storeCode,
       source: event.source,

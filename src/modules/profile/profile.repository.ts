@@ -85,25 +85,6 @@ export async function latestConsentEvents(db: Db, userId: number, storeCode: str
   return rest.reduce((query, next) => query.unionAll(next), first!).execute();
 }
 
-/** A change of the user's SMS or PERSONALISATION consent through the profile in the store (EMAIL's: the newsletter's). */
-export async function insertConsentEvent(
-  db: Db,
-  event: { userId: number; consent: MarketingConsent; granted: boolean; storeCode: string },
-  now: number,
-) {
-  await db
-    .insertInto('marketing_consent_event')
-    .values({
-      user_id: event.userId,
-      consent: event.consent,
-      granted: event.granted,
-      store_code: event.storeCode,
-      source: 'PROFILE',
-      created_at: now,
-    })
-    .execute();
-}
-
 // --- login identity -------------------------------------------------------------------------
 
 export function findUserIdByEmail(db: Db, email: string) {

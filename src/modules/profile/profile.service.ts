@@ -5,7 +5,13 @@ import { isLanguage, type Language } from '../../i18n/index.js';
 import { normaliseEmail } from '../../infra/email-address.js';
 import { refusedAmong } from '../../infra/mail/refused-addresses.js';
 import { checkBirthday } from '../accounts/index.js';
-import { newsletterConsentTimes, setConfirmedAddressConsent, setSubscribedLanguage, subscribedLanguage } from '../newsletter/index.js';
+import {
+  insertConsentEvent,
+  newsletterConsentTimes,
+  setConfirmedAddressConsent,
+  setSubscribedLanguage,
+  subscribedLanguage,
+} from '../newsletter/index.js';
 import { customerStream, emitEvent } from '../events/index.js';
 import {
   categoriesOfStore,
@@ -13,7 +19,6 @@ import {
   findPreferences,
   findProfile,
   followedCategories,
-  insertConsentEvent,
   isLoginEmailConfirmed,
   latestConsentEvents,
   lockUser,
@@ -176,11 +181,12 @@ export async function updateProfile(trx: Db, actor: ProfileActor, input: ClientA
     );
   }
   // The email consent's change is recorded by the newsletter (above), in the history with the store
-  // as its links' are; SMS and PERSONALISATION are the person's, recorded here with the store they were changed in.
+  // as its links' are; SMS and PERSONALISATION are the person's, recorded here (through the newsletter's
+  // writer of the history) with the store they were changed in.
   for (const [name, consent] of Object.entries(CONSENTS) as Array<[keyof typeof CONSENTS, MarketingConsent]>) {
     const wanted = input.marketingConsents?.[name];
     if (consent === 'EMAIL' || wanted === undefined || wanted === before.marketingConsents[name].granted) continue;
-    await insertConsentEvent(trx, { userId: actor.userId, consent, granted: wanted, storeCode: actor.storeCode }, now);
+    await insertConsentEvent(trx, { userId: actor.userId, consent, granted: wanted, storeCode: actor.storeCode, source: 'PROFILE' }, now);
     const data = {
       customerId: actor.userId,
       email: before.email,

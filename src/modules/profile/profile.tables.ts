@@ -7,8 +7,9 @@ export type MarketingConsent = 'EMAIL' | 'SMS' | 'PERSONALISATION';
 
 /**
  * One change of a marketing consent, the person's record of it: the current state is a user's newest
- * row per consent (per consent and store for EMAIL). The profile's switch writes them, and the
- * newsletter writes the EMAIL ones of every consent it records (its links, a registration's tick).
+ * row per consent (per consent and store for EMAIL). Written only by the newsletter's
+ * insertConsentEvent: the EMAIL ones of every consent the newsletter records (its links, a
+ * registration's tick, the profile's email switch) and the profile's switch of SMS and PERSONALISATION.
  */
 export interface MarketingConsentEventTable {
   id: Generated<number>;
