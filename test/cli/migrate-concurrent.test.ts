@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
@@ -63,6 +66,31 @@ describe.runIf(engine === 'postgres')('two storefront migrate processes at once'
     const both = [...appliedBy(a), ...appliedBy(b)];
     expect(both.sort()).toEqual(pending);
     expect(await executed(database)).toEqual(names);
+  });
+});
+
+// SQLite: Kysely's Migrator ran the migrations there without a transaction and without a lock, so two
+// processes starting together on one new file (two `npm start`, a `serve` and a `migrate`) both ran
+// the first migration and one failed on "table ... already exists". Each migration now runs in a
+// `begin immediate` transaction with its kysely_migration row; the other process waits for SQLite's
+// write lock and then finds it applied.
+describe.runIf(engine === 'sqlite')('SQLite: storefront migrate processes at once on one new file', () => {
+  it('each migration runs once, every process exits 0', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'storefront-migrate-race-'));
+    try {
+      const env = { DATABASE_URL: `sqlite:${join(dir, 'race.db')}` };
+      const runs = await Promise.all([1, 2, 3].map(() => runCliProcess(['migrate'], env)));
+      for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(runs.flatMap(appliedBy).sort()).toEqual(names);
+      const database = createDatabase(env.DATABASE_URL);
+      try {
+        expect(await executed(database)).toEqual(names);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

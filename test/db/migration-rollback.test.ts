@@ -1,0 +1,108 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Migrator, sql, type Migration } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import { migrateToLatest, SQLITE_FOREIGN_KEYS_OFF } from '../../src/db/migrate.js';
+import { migrations } from '../../src/db/migrations/index.js';
+import { engine, migratedScratchDatabase, openMigratedScratch } from '../helpers/test-app.js';
+
+// A migration that fails after its first statements leaves nothing of itself behind, and runs once it
+// is fixed: each migration commits with its row in kysely_migration or not at all, on SQLite too
+// (there Kysely's Migrator ran them without a transaction, so the table it made stayed and the next
+// run failed on "table halfway_probe already exists").
+
+const PROBE = '2099_01_01_0000_test_fails_halfway';
+
+/** A table, a column and a changed row, then (when `fails`) a statement that fails. */
+const probe = (fails: boolean): Migration => ({
+  async up(db) {
+    await sql`create table halfway_probe (id integer primary key)`.execute(db);
+    await sql`alter table country add column halfway_note varchar(20)`.execute(db);
+    await sql`update country set halfway_note = 'half'`.execute(db);
+    if (fails) await sql`insert into no_such_table (id) values (1)`.execute(db);
+  },
+});
+
+let open: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of open) await close();
+  open = [];
+});
+
+async function tablesAndColumns(database: DatabaseHandle): Promise<{ probe: boolean; note: boolean }> {
+  const tables = await database.db.introspection.getTables();
+  return {
+    probe: tables.some((table) => table.name === 'halfway_probe'),
+    note: tables.find((table) => table.name === 'country')!.columns.some((column) => column.name === 'halfway_note'),
+  };
+}
+
+async function executed(database: DatabaseHandle): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db);
+  return rows.map((row) => row.name);
+}
+
+describe('a migration that fails halfway', () => {
+  it('rolls back whole, is not recorded, and runs once it is fixed', { timeout: 60_000 }, async () => {
+    const { database, close } = await openMigratedScratch();
+    open.push(close);
+    const before = await executed(database);
+
+    const failing = migrateToLatest(database, undefined, { ...migrations, [PROBE]: probe(true) });
+    await expect(failing).rejects.toThrow(`Migration failed in migration ${PROBE}: `);
+    expect(await tablesAndColumns(database)).toEqual({ probe: false, note: false });
+    expect(await executed(database)).toEqual(before);
+
+    expect(await migrateToLatest(database, undefined, { ...migrations, [PROBE]: probe(false) })).toEqual([PROBE]);
+    expect(await tablesAndColumns(database)).toEqual({ probe: true, note: true });
+    const { rows } = await sql<{ halfway_note: string }>`select distinct halfway_note from country`.execute(database.db);
+    expect(rows.map((row) => row.halfway_note)).toEqual(['half']);
+  });
+});
+
+describe.runIf(engine === 'sqlite')('SQLite: a file migrated up to before 2026_11_29_0500', () => {
+  // 0500 makes client_account again with foreign keys off (a pragma that does nothing inside a
+  // transaction): migrate turns them off around its transaction, so dropping the table deletes none of
+  // the rows that refer to it (ON DELETE CASCADE), and on again afterwards.
+  it('migrates to the latest with every row that refers to an account kept, foreign keys on again', { timeout: 60_000 }, async () => {
+    const scratch = await migratedScratchDatabase(true);
+    const database = createDatabase(scratch.url);
+    open.push(async () => {
+      await database.close();
+      await scratch.drop();
+    });
+    const names = Object.keys(migrations).sort();
+    const liveKey = names.indexOf('2026_11_29_0500_unique_live_client_accounts');
+    const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } }).migrateTo(
+      names[liveKey - 1]!,
+    );
+    if (error) throw error;
+    const now = Date.now();
+    await sql`insert into app_user (id, email, email_verified, newsletter, language, created_at, updated_at)
+      values (1, 'kept@example.ee', 1, 0, 'et', ${now}, ${now})`.execute(database.db);
+    await sql`insert into client_account (id, code, user_id, store_code, type, role, status, created_at)
+      values (7, 'KEPT', 1, 'WEB', 'SIMPLE', 'customer', 'ACTIVE', ${now})`.execute(database.db);
+    // access_token.client_account_id: on delete cascade.
+    await sql`insert into access_token (token_hash, user_id, client_account_id, store_code, role, created_at, expires_at)
+      values ('kept-token', 1, 7, 'WEB', 'customer', ${now}, ${now + 60_000})`.execute(database.db);
+
+    expect(await migrateToLatest(database)).toEqual(names.slice(liveKey));
+    const { rows } = await sql<{ id: number; token_hash: string }>`
+      select a.id, t.token_hash from client_account a join access_token t on t.client_account_id = a.id`.execute(database.db);
+    expect(rows.map((row) => [Number(row.id), row.token_hash])).toEqual([[7, 'kept-token']]);
+    expect(database.sqlite!.pragma('foreign_keys', { simple: true })).toBe(1);
+  });
+});
+
+describe('migrations that turn foreign keys off', () => {
+  // The pragma does nothing inside the transaction migrate runs a migration in: one that sets it must
+  // be named in SQLITE_FOREIGN_KEYS_OFF, or its table's drop deletes the rows that refer to it.
+  it('are the ones migrate turns them off for', () => {
+    const folder = new URL('../../src/db/migrations/', import.meta.url);
+    const setting = readdirSync(folder)
+      .filter((file) => /^\d{4}_.*\.ts$/.test(file))
+      .filter((file) => /pragma\s+foreign_keys\s*=\s*off/i.test(readFileSync(new URL(file, folder), 'utf8')))
+      .map((file) => file.replace(/\.ts$/, ''));
+    expect(setting).toEqual([...SQLITE_FOREIGN_KEYS_OFF]);
+  });
+});
