@@ -105,7 +105,14 @@ export class CachedSqliteDriver implements Driver {
     }
     this.transactionDone = new Promise((resolve) => (this.endTransaction = resolve));
     (connection as SqliteConnection).ownsTransaction = true;
-    this.run(CompiledQuery.raw('begin immediate'));
+    try {
+      this.run(CompiledQuery.raw('begin immediate'));
+    } catch (error) {
+      // SQLITE_BUSY past busy_timeout (another process holds the write lock): Kysely rolls back only a
+      // transaction that began, so the connection is let go here, or every later query would wait for it.
+      this.release(connection as SqliteConnection);
+      throw error;
+    }
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
