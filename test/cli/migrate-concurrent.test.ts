@@ -94,6 +94,30 @@ describe.runIf(engine === 'sqlite')('SQLite: storefront migrate processes at onc
   });
 });
 
+describe.runIf(engine === 'sqlite')('SQLite: serve and storefront migrate started together on one new file', () => {
+  it('both migrate it without a failure: migrate exits 0, serve is still up when stopped', { timeout: 240_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'storefront-migrate-race-'));
+    try {
+      const env = { DATABASE_URL: `sqlite:${join(dir, 'race.db')}` };
+      const [serve, migrate] = await Promise.all([
+        runCliProcess(['serve'], { ...env, PORT: '0', PASSWORD_HASH_CONCURRENCY: '1' }, { killAfterMs: 45_000 }),
+        runCliProcess(['migrate'], env),
+      ]);
+      expect({ code: migrate.code, stderr: migrate.stderr }).toEqual({ code: 0, stderr: '' });
+      // Killed (null), not exit 1 on a migration another process ran.
+      expect({ code: serve.code, stderr: serve.stderr }).toEqual({ code: null, stderr: '' });
+      const database = createDatabase(env.DATABASE_URL);
+      try {
+        expect(await executed(database)).toEqual(names);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(engine === 'postgres')('a migration that fails for another reason than a lock timeout', () => {
   it('is not run again: exit 1 naming it, the ones before it applied', { timeout: 120_000 }, async () => {
     const { url, database } = await databaseBefore(names.at(-4)!);
