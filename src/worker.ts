@@ -154,7 +154,7 @@ export function buildJobHandlers(deps: {
       config: deps.config,
       marketingEmailOf,
     }),
-    [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer, clock }),
     [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db }),
     [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
     [CONTACT_MAIL_JOB]: contactMailHandler({

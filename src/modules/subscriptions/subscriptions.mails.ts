@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../i18n/index.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import { lastLocalDay, localTime } from '../../infra/shop-time.js';
@@ -216,8 +217,15 @@ export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandle
   return (job: { chargeId: number }) => mailUntoldOutcome(deps.db, Number(job.chargeId), Date.now());
 }
 
-export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer }): JobHandler {
+/**
+ * `clock`: the app's (the system's when not given), as the chargeback that chose the card and the billing run that
+ * charges it read it: by Date.now() under a test's clock a year back, the card valid for the retry was expired "now",
+ * and the mail asked for a new card while the retry charged that one (test/subscriptions/mail-clock.test.ts).
+ */
+export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Mailer; clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: { subscriptionId: number; kind: SubscriptionMailKind; chargeId?: number; lastFour?: string }) => {
+    const now = clock.now();
     const sub = await findSubscription(deps.db, job.subscriptionId);
     const subscriber = sub ? await subscriberOf(deps.db, Number(sub.user_id)) : undefined;
     if (!sub || !subscriber || !(job.kind in SUBJECTS)) return 'skipped';
@@ -229,9 +237,9 @@ export function subscriptionMailHandler(deps: { db: Kysely<Database>; mailer: Ma
     const current = job.kind === 'upgradeDeclined' ? (await findPlan(deps.db, Number(sub.plan_id)))! : plan;
     const aboutCard = job.kind === 'cardRetired' || job.kind === 'renewalChargedBack';
     const cardNow = aboutCard && sub.card_id !== null ? await findCard(deps.db, Number(sub.card_id)) : undefined;
-    const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub, cardNow, Date.now()) : null;
+    const retiredBody = job.kind === 'cardRetired' ? cardRetiredBody(sub, cardNow, now) : null;
     if (job.kind === 'cardRetired' && retiredBody === null) return 'skipped';
-    const chargedBackBody = job.kind === 'renewalChargedBack' ? renewalChargedBackBody(sub, charge!, cardNow, Date.now()) : null;
+    const chargedBackBody = job.kind === 'renewalChargedBack' ? renewalChargedBackBody(sub, charge!, cardNow, now) : null;
     const language: Language = isLanguage(subscriber.language) ? subscriber.language : 'et';
     const params = {
       plan: titleOf(plan, language),
