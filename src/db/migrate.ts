@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet, type Transaction } from 'kysely';
 import type { DatabaseHandle } from './database.js';
 import type { Database } from './schema.js';
+import { isDeadlock } from './deadlock.js';
 import { migrations } from './migrations/index.js';
 
 /** How `storefront migrate` meets a lock it cannot take (PostgreSQL; config MIGRATE_LOCK_TIMEOUT_MS, MIGRATE_LOCK_RETRIES). */
@@ -26,8 +27,10 @@ export interface LockPatience {
  * until the last pending one commits; a migration stays atomic with its own data changes. Each
  * statement there waits at most `patience.timeoutMs` for a lock: a migration that gives up rolls
  * back alone, the run pauses as long (the requests that queued behind its wait are served) and runs
- * it again, up to `patience.retries` times, then throws naming what it waited for. The ones
- * before it stay committed (docs/deployment.md, Migrations).
+ * it again, up to `patience.retries` times, then throws naming what it waited for. So does one that
+ * PostgreSQL ended on a deadlock (40P01): a migration locking several tables one after another meets
+ * writers that take them in another order (2026_12_12_1110; test/cli/migrate-deadlock.test.ts). The
+ * ones before it stay committed (docs/deployment.md, Migrations).
  */
 export async function migrateToLatest(
   handle: DatabaseHandle,
@@ -55,9 +58,11 @@ export async function migrateToLatest(
       watch.stop();
     }
     const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
-    if (result.error !== undefined && isLockTimeout(result.error) && failed !== undefined) {
-      const what = watch.seen() ?? 'a lock (the session holding it ended before it was seen)';
-      const waited = `Migration ${failed} waited ${patience.timeoutMs} ms (MIGRATE_LOCK_TIMEOUT_MS) for ${what}`;
+    if (result.error !== undefined && (isLockTimeout(result.error) || isDeadlock(result.error)) && failed !== undefined) {
+      const seen = watch.seen();
+      const waited = isDeadlock(result.error)
+        ? `Migration ${failed} was ended on a deadlock (40P01)${seen === undefined ? '' : ` while it waited for ${seen}`}`
+        : `Migration ${failed} waited ${patience.timeoutMs} ms (MIGRATE_LOCK_TIMEOUT_MS) for ${seen ?? 'a lock (the session holding it ended before it was seen)'}`;
       if (attempt > patience.retries) {
         const before = done.length === 0 ? 'none applied before it' : `${done.length} applied before it stay applied`;
         throw new Error(
