@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCampaign, createProduct, createShop, setStock } from '../helpers/catalogue.js';
 import { createCustomer } from '../helpers/customers.js';
+import { underSavepoint } from '../../src/db/savepoint.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { add, basketOf, call, read, type Who } from './helpers.js';
 
@@ -273,6 +274,18 @@ describe("the 'price' version a basket's kept products stand on", () => {
       await moves(() => db.updateTable('campaign_price').set({ price_cents: 750 }).where('campaign_id', '=', campaign).execute()),
     ).toBe(true);
     expect(await moves(() => db.updateTable('campaign').set({ is_active: false }).where('id', '=', campaign).execute())).toBe(true);
+    // A change under a savepoint that was undone takes its queued move with it (PostgreSQL: the
+    // transaction's mark goes with the savepoint), and a change after it moves the version again.
+    const underUndone = (after: boolean) => () =>
+      db.transaction().execute(async (trx) => {
+        await underSavepoint(trx, async () => {
+          await trx.updateTable('product').set({ shop_price_cents: 1300 }).where('id', '=', id).execute();
+          return { keep: false, result: undefined };
+        });
+        if (after) await trx.updateTable('product').set({ shop_price_cents: 1400 }).where('id', '=', id).execute();
+      });
+    expect(await moves(underUndone(false))).toBe(false);
+    expect(await moves(underUndone(true))).toBe(true);
     expect(await moves(() => db.deleteFrom('campaign_price').where('campaign_id', '=', campaign).execute())).toBe(true);
     expect(await moves(() => db.deleteFrom('product_store').where('product_id', '=', id).where('store_code', '=', 'WEB2').execute())).toBe(
       true,
