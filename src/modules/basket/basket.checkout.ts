@@ -2,11 +2,13 @@ import type { Db } from '../../db/database.js';
 import { hashToken } from '../../infra/tokens.js';
 import { clearBasket, GUEST_BASKET_TTL_MS, type BasketOwner } from './basket.service.js';
 import { findClientBasket, findGuestBasket, touchBasket, type BasketRow } from './basket.repository.js';
-import { needsDelivery, priceBasket, type BasketContext, type PricedBasket } from './basket-pricing.js';
+import { needsDelivery, priceBasket, type BasketContext, type PricedBasket, type PricedLine } from './basket-pricing.js';
+import { readBasketProducts } from './basket-lines.repository.js';
 import { chooseDelivery, type DeliveryChoice } from './delivery/delivery.service.js';
 import { shopCodeOf } from './delivery/delivery.repository.js';
 import { invalidField } from '../../infra/domain-error.js';
 import { shipsOnlyFromStock, isDigitalProduct } from './basket-rules.js';
+import { isVisibleTo } from '../catalogue/index.js';
 import { sql } from 'kysely';
 
 // What checkout does with a basket, inside checkout's own transaction: find the owner's basket
@@ -71,6 +73,28 @@ async function storedChoice(trx: Db, basket: BasketRow, deliveryMethodId: number
 
 const dropDelivery = (trx: Db, basket: BasketRow, now: number) =>
   touchBasket(trx, basket, now, { delivery_method_id: null, parcel_machine_id: null, delivery_shop_id: null, delivery_country_code: null });
+
+/**
+ * Those of the priced lines whose product cannot be ordered now (deactivated, hidden from the caller,
+ * out of the store, permanently out of stock; its stock aside), read again in the checkout's
+ * transaction. Checkout asks once it holds its products' stock: on PostgreSQL a hold that waited for
+ * a writer of the product (a feed's deactivation batch) is made on the row as that writer committed
+ * it, while the basket was priced from the row before (test/orders/checkout-of-deactivated-product.test.ts).
+ * The held rows stay as read here until the order commits; a line that holds no stock (a digital
+ * product) takes no lock, as before.
+ */
+export async function linesUnavailableNow(trx: Db, context: BasketContext, lines: readonly PricedLine[]): Promise<PricedLine[]> {
+  const products = await readBasketProducts(
+    trx,
+    context.store.code,
+    lines.map((line) => line.product.id),
+  );
+  // Not the stock: the holds judged it (and the product's free stock read now has them taken off).
+  return lines.filter((line) => {
+    const product = products.get(line.product.id);
+    return !product || !isVisibleTo(product, context.caller) || product.availability === 'PERMANENTLY_OUT_OF_STOCK';
+  });
+}
 
 /** Empties the basket after its order was made: no lines, no code, no delivery; a new version. */
 export const emptyBasketAfterCheckout = clearBasket;

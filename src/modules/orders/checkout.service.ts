@@ -126,6 +126,18 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
     if (!(await holdStock(trx, line.product.id, line.quantity)))
       throw conflict('checkout.outOfStock', { product: line.product.name, left: await freeStock(trx, line.product.id) });
   }
+  // The basket was priced before the holds; one that waited for a feed deactivating its product was
+  // made on the product as the feed left it. A line that cannot be ordered now is the 422 it is when
+  // the basket is priced after the change.
+  const gone = await basketCheckout.linesUnavailableNow(trx, context, lines);
+  if (gone.length > 0)
+    throw new InvalidInputError(
+      gone.map((line) => ({
+        field: `lines.${line.product.code}`,
+        messageKey: 'checkout.lineUnavailable' as const,
+        params: { product: line.product.name },
+      })),
+    );
   await insertOrderLines(
     trx,
     lines.map((line, index) => ({
