@@ -78,6 +78,13 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
     await until('the replica to be read', () => database!.replicaUsable?.() === true);
     replica = new pg.Client({ connectionString: replicaUrl });
     await replica.connect();
+    // waitForReplica compares with the primary's written position, which a commit made with
+    // synchronous_commit off (as the cluster runs) may not have reached yet: a test that paused replay
+    // at once then read without the export user (401), and left replay paused for the next ones.
+    await until('the replica to have the export user', async () => {
+      const { rows } = await replica!.query<{ n: number }>('select count(*)::int as n from export_user');
+      return rows[0]!.n === 1;
+    });
   }, 120_000);
   afterAll(async () => {
     await replica?.query('select pg_wal_replay_resume()').catch(() => {});
