@@ -80,6 +80,22 @@ it('counts the jobs that failed for good per type, and drops a type none of whos
   expect(await byType(type)).toMatchObject({ pending: undefined, running: undefined, dead: undefined, age: undefined });
 });
 
+it("counts a running job whose claim ran out (its worker stopped) as due since then, as a worker's take-over does", async () => {
+  const type = 'metrics-test.orphaned';
+  const queuedAt = clock.now() - 3_600_000;
+  const id = await enqueueJob(t.database.db, { type, payload: {} }, { maxAttempts: 8, now: queuedAt });
+  // A worker claimed it and stopped (killed in a deploy, WORKER=off since): its claim ran out 10 minutes ago.
+  const claimed = (lockedUntil: number) =>
+    t.database.db.updateTable('job').set({ status: 'running', attempts: 1, locked_until: lockedUntil }).where('id', '=', id).execute();
+  await claimed(clock.now() - 600_000);
+  expect(await byType(type)).toMatchObject({ pending: 0, running: 1, dead: 0, age: 600 });
+  expect((await byType(type)).allAge).toBeGreaterThanOrEqual(600);
+  // A job whose worker still renews its claim waits for nothing.
+  await claimed(clock.now() + 60_000);
+  expect(await byType(type)).toMatchObject({ pending: 0, running: 1, dead: 0, age: 0 });
+  await t.database.db.updateTable('job').set({ status: 'done', locked_until: null }).where('id', '=', id).execute();
+});
+
 it('reads the outbox in one statement through job_status_type_run_at_idx, no scan of the table', async () => {
   const { db, statements } = recordingStatements(t.database.db);
   await jobBacklog(db, clock.now());

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { JobStatus, JobTable } from '../../db/schema.js';
 
@@ -83,7 +83,7 @@ export interface JobBacklog {
   pending: number;
   running: number;
   dead: number;
-  /** Milliseconds since the oldest pending job became due; 0 when none is due. */
+  /** Milliseconds since the oldest due job (pending, or running with its claim run out) became due; 0 when none is due. */
   oldestDueMs: number;
   /** The same per job type, for every type with a pending, running or dead job, in type order. */
   byType: JobTypeBacklog[];
@@ -94,7 +94,7 @@ export interface JobTypeBacklog {
   pending: number;
   running: number;
   dead: number;
-  /** Milliseconds since the type's oldest pending job became due; 0 when none of its jobs is due. */
+  /** Milliseconds since the type's oldest due job became due (a pending one, or a running one whose claim ran out); 0 when none is due. */
   oldestDueMs: number;
 }
 
@@ -104,13 +104,15 @@ const BACKLOG_STATUSES = ['pending', 'running', 'dead'] as const;
  * Read at scrape time in one statement: the rows of the pending, running and dead jobs in
  * job_status_type_run_at_idx (status, type, run_at), which holds every column the statement reads
  * (done jobs, the bulk of the table, are not read). A job whose run_at is still ahead (a backoff, a
- * job queued for later) counts as pending and waits for nothing yet.
+ * job queued for later) counts as pending and waits for nothing yet. A running job whose claim ran out
+ * (its worker stopped: killed, or WORKER=off since) counts as running and waits since its claim ran
+ * out, as the workers take such jobs over first: read through job_status_locked_until_idx, one row each.
  */
 export async function jobBacklog(db: Db, now: number): Promise<JobBacklog> {
   const rows = await db
     .selectFrom('job')
     .select((eb) => [
-      'status',
+      eb.ref('status').$castTo<string>().as('status'),
       'type',
       eb.fn.countAll().as('count'),
       eb.fn
@@ -125,17 +127,31 @@ export async function jobBacklog(db: Db, now: number): Promise<JobBacklog> {
     ])
     .where('status', 'in', [...BACKLOG_STATUSES])
     .groupBy(['status', 'type'])
+    .unionAll((eb) =>
+      eb
+        .selectFrom('job')
+        .select((inner) => [
+          sql<string>`'orphaned'`.as('status'),
+          'type',
+          inner.fn.countAll().as('count'),
+          inner.fn.min('locked_until').as('due_since'),
+        ])
+        .where('status', '=', 'running')
+        .where('locked_until', '<', now)
+        .groupBy('type'),
+    )
     .execute();
   const types = new Map<string, JobTypeBacklog & { dueSince: number | undefined }>();
   for (const row of rows) {
-    const status = row.status as (typeof BACKLOG_STATUSES)[number];
     let entry = types.get(row.type);
     if (entry === undefined) {
       entry = { type: row.type, pending: 0, running: 0, dead: 0, oldestDueMs: 0, dueSince: undefined };
       types.set(row.type, entry);
     }
-    entry[status] = Number(row.count);
-    if (row.due_since !== null && row.due_since !== undefined) entry.dueSince = Number(row.due_since);
+    // The orphaned running jobs, counted among the running already: only when they became due.
+    if (row.status !== 'orphaned') entry[row.status as (typeof BACKLOG_STATUSES)[number]] = Number(row.count);
+    if (row.due_since !== null && row.due_since !== undefined)
+      entry.dueSince = Math.min(entry.dueSince ?? Number.POSITIVE_INFINITY, Number(row.due_since));
   }
   const byType = [...types.values()]
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))

@@ -29,7 +29,10 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
   const up = gauge('storefront_database_up', 'Whether the reads of this scrape answered (1) or failed (0)');
   const jobs = gauge('storefront_jobs', 'Jobs in the outbox by status (pending, running, dead)', ['status']);
-  const oldest = gauge('storefront_job_oldest_due_age_seconds', 'How long the oldest due pending job has waited; 0 when none waits');
+  const oldest = gauge(
+    'storefront_job_oldest_due_age_seconds',
+    'How long the oldest due job (pending, or running with its claim run out) has waited; 0 when none waits',
+  );
   const jobsByType = gauge(
     'storefront_jobs_by_type',
     'Jobs in the outbox by type and status (pending, running, dead), for every type with such a job',
@@ -37,7 +40,7 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
   );
   const oldestByType = gauge(
     'storefront_job_oldest_due_age_seconds_by_type',
-    "How long each type's oldest due pending job has waited; 0 when none of its pending jobs is due: climbing, no worker runs that type",
+    "How long each type's oldest due job (pending, or running with its claim run out) has waited; 0 when none is due: climbing, no worker runs that type",
     ['type'],
   );
   const search = gauge('storefront_search_changes_pending', 'Changes queued for the search index and not folded in yet');
@@ -86,7 +89,8 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         oldestByType.reset();
         for (const entry of backlog.byType) {
           for (const status of ['pending', 'running', 'dead'] as const) jobsByType.set({ type: entry.type, status }, entry[status]);
-          if (entry.pending > 0) oldestByType.set({ type: entry.type }, entry.oldestDueMs / 1000);
+          // A running job whose claim ran out (its worker stopped) waits as a due pending one does.
+          if (entry.pending > 0 || entry.running > 0) oldestByType.set({ type: entry.type }, entry.oldestDueMs / 1000);
         }
         search.set(pending);
         stuckCharges.set(stuck);
