@@ -226,8 +226,10 @@ function withNestedTransactions(trx: Transaction<Database>): Kysely<unknown> {
     get(target, key) {
       if (key === 'transaction') return () => underSavepoint;
       // Kysely's classes keep their state in private fields: their methods run on the transaction itself.
+      // A getter already ran on it, and what it gives is returned as it is: `fn` is a function whose
+      // properties are the functions (db.fn.count), which a bound copy would not have.
       const value: unknown = Reflect.get(target, key, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      return typeof value === 'function' && !isGetter(target, key) ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   }) as unknown as Kysely<unknown>;
   const underSavepoint = {
@@ -249,6 +251,15 @@ function withNestedTransactions(trx: Transaction<Database>): Kysely<unknown> {
     },
   };
   return nested;
+}
+
+/** Whether `key` is an accessor of `target` or of its prototypes (Kysely's `schema`, `fn`, `introspection`). */
+function isGetter(target: object, key: string | symbol): boolean {
+  for (let on: object | null = target; on !== null; on = Object.getPrototypeOf(on) as object | null) {
+    const descriptor = Object.getOwnPropertyDescriptor(on, key);
+    if (descriptor !== undefined) return descriptor.get !== undefined;
+  }
+  return false;
 }
 
 function migrator(

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { Migrator, sql, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest, SQLITE_FOREIGN_KEYS_OFF } from '../../src/db/migrate.js';
@@ -58,6 +58,45 @@ describe('a migration that fails halfway', () => {
     const { rows } = await sql<{ halfway_note: string }>`select distinct halfway_note from country`.execute(database.db);
     expect(rows.map((row) => row.halfway_note)).toEqual(['half']);
   });
+});
+
+describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a savepoint of the one migrate opens", () => {
+  const NESTED = '2099_01_01_0000_test_nested_transactions';
+
+  it(
+    "gives Kysely's API as the transaction does (db.fn, the schema builder, sql), and a failure goes back to its savepoint",
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      const nested: Migration = {
+        async up(db: Kysely<{ nested_probe: { id: number } }>) {
+          await db.schema
+            .createTable('nested_probe')
+            .addColumn('id', 'integer', (col) => col.primaryKey())
+            .execute();
+          await db.transaction().execute(async (outer) => {
+            await outer.insertInto('nested_probe').values({ id: 1 }).execute();
+            await outer.transaction().execute(async (inner) => sql`insert into nested_probe (id) values (2)`.execute(inner));
+            await outer
+              .transaction()
+              .execute(async (inner) => {
+                await inner.insertInto('nested_probe').values({ id: 3 }).execute();
+                throw new Error('given up');
+              })
+              .catch(() => undefined);
+          });
+          // db.fn is a function with the functions as its properties: a bound copy of it had none.
+          const { ids, top } = await db
+            .selectFrom('nested_probe')
+            .select([db.fn.countAll<number>().as('ids'), db.fn.max('id').as('top')])
+            .executeTakeFirstOrThrow();
+          if (Number(ids) !== 2 || Number(top) !== 2) throw new Error(`nested_probe holds ${ids} rows up to ${top}`);
+        },
+      };
+      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: nested })).toEqual([NESTED]);
+    },
+  );
 });
 
 describe.runIf(engine === 'sqlite')('SQLite: a file migrated up to before 2026_11_29_0500', () => {
