@@ -1,3 +1,4 @@
+import type BetterSqlite3 from 'better-sqlite3';
 import { Migrator, sql, type Kysely, type Migration, type MigrationResultSet, type Transaction } from 'kysely';
 import type { DatabaseHandle } from './database.js';
 import type { Database } from './schema.js';
@@ -138,7 +139,7 @@ async function migrateSqlite(handle: DatabaseHandle, list: Record<string, Migrat
           // Foreign keys are set before the transaction begins: the next one needs them otherwise, so again.
           if (SQLITE_FOREIGN_KEYS_OFF.has(next) !== keysOff) return { keysOff: !keysOff };
           try {
-            await list[next]!.up(withNestedTransactions(trx));
+            await list[next]!.up(withNestedTransactions(trx, sqlite));
           } catch (error) {
             throw new Error(`Migration failed in migration ${next}: ${error instanceof Error ? error.message : String(error)}`, {
               cause: error,
@@ -221,7 +222,7 @@ let savepoints = 0;
  * `trx` (rolled back to it when `work` throws), where Kysely's Transaction refuses: 1710 and 0500
  * open a transaction of their own, as they could when the Migrator gave them none.
  */
-function withNestedTransactions(trx: Transaction<Database>): Kysely<unknown> {
+function withNestedTransactions(trx: Transaction<Database>, sqlite: BetterSqlite3.Database): Kysely<unknown> {
   const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, key) {
       if (key === 'transaction') return () => underSavepoint;
@@ -244,8 +245,12 @@ function withNestedTransactions(trx: Transaction<Database>): Kysely<unknown> {
         await sql`release ${name}`.execute(trx);
         return result;
       } catch (error) {
-        await sql`rollback to ${name}`.execute(trx);
-        await sql`release ${name}`.execute(trx);
+        // An error that ended the whole transaction (INSERT OR ROLLBACK, RAISE(ROLLBACK), SQLITE_FULL) left
+        // no savepoint to go back to: the migration fails with that error, not with "no such savepoint".
+        if (sqlite.inTransaction) {
+          await sql`rollback to ${name}`.execute(trx);
+          await sql`release ${name}`.execute(trx);
+        }
         throw error;
       }
     },

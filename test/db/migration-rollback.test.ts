@@ -97,6 +97,29 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
       expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: nested })).toEqual([NESTED]);
     },
   );
+
+  it(
+    'fails with the error that ended the whole transaction inside it, not a missing savepoint, and runs again',
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      // OR ROLLBACK (as RAISE(ROLLBACK), and SQLITE_FULL may) ends the whole transaction, its savepoints with it.
+      const rollsBackAll: Migration = {
+        async up(db) {
+          await db.transaction().execute(async (trx) => {
+            await sql`create table nested_probe (id integer primary key)`.execute(trx);
+            await sql`insert into nested_probe (id) values (1)`.execute(trx);
+            await sql`insert or rollback into nested_probe (id) values (1)`.execute(trx);
+          });
+        },
+      };
+      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: rollsBackAll });
+      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`);
+      expect(database.sqlite!.inTransaction).toBe(false);
+      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+    },
+  );
 });
 
 describe.runIf(engine === 'sqlite')('SQLite: a file migrated up to before 2026_11_29_0500', () => {
