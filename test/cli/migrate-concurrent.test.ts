@@ -1,13 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { migrationNames as names, scratchDatabaseBefore } from '../helpers/migrated-before.js';
+import { engine } from '../helpers/test-app.js';
 
 // Two `storefront migrate` processes at once (two release steps racing) on PostgreSQL, now that each
 // migration commits on its own (Kysely's migrateUp() in a loop, its advisory lock per call) and a
@@ -15,7 +15,6 @@ import { engine, scratchDatabase } from '../helpers/test-app.js';
 // between them they name every pending migration once. And a migration that fails for a reason other
 // than a lock timeout is not run again: migrate exits 1 naming it, the ones before it stay applied.
 
-const names = Object.keys(migrations).sort();
 const DELTA_STAMP = '2026_12_11_1610_stamp_category_listing_delta';
 
 let open: Array<{ database: DatabaseHandle; drop: () => Promise<void> }> = [];
@@ -27,18 +26,10 @@ afterEach(async () => {
   open = [];
 });
 
-/** A scratch database migrated up to (not including) `before`; none run when `before` is the first. */
+/** A scratch database migrated up to (not including) `before`, closed and dropped after the test. */
 async function databaseBefore(before: string): Promise<{ url: string; database: DatabaseHandle }> {
-  const { url, drop } = await scratchDatabase();
-  const database = createDatabase(url);
+  const { url, database, drop } = await scratchDatabaseBefore(before);
   open.push({ database, drop });
-  const index = names.indexOf(before);
-  if (index > 0) {
-    const { error } = await new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } }).migrateTo(
-      names[index - 1]!,
-    );
-    if (error) throw error;
-  }
   return { url, database };
 }
 
@@ -69,6 +60,23 @@ describe.runIf(engine === 'postgres')('two storefront migrate processes at once'
   });
 });
 
+/** Runs `race` with the env of a new SQLite file, then expects every migration applied to it; removes the file. */
+async function onNewSqliteFile(race: (env: { DATABASE_URL: string }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'storefront-migrate-race-'));
+  try {
+    const env = { DATABASE_URL: `sqlite:${join(dir, 'race.db')}` };
+    await race(env);
+    const database = createDatabase(env.DATABASE_URL);
+    try {
+      expect(await executed(database)).toEqual(names);
+    } finally {
+      await database.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 // SQLite: Kysely's Migrator ran the migrations there without a transaction and without a lock, so two
 // processes starting together on one new file (two `npm start`, a `serve` and a `migrate`) both ran
 // the first migration and one failed on "table ... already exists". Each migration now runs in a
@@ -76,29 +84,17 @@ describe.runIf(engine === 'postgres')('two storefront migrate processes at once'
 // write lock and then finds it applied.
 describe.runIf(engine === 'sqlite')('SQLite: storefront migrate processes at once on one new file', () => {
   it('each migration runs once, every process exits 0', { timeout: 240_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'storefront-migrate-race-'));
-    try {
-      const env = { DATABASE_URL: `sqlite:${join(dir, 'race.db')}` };
+    await onNewSqliteFile(async (env) => {
       const runs = await Promise.all([1, 2, 3].map(() => runCliProcess(['migrate'], env)));
       for (const run of runs) expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
       expect(runs.flatMap(appliedBy).sort()).toEqual(names);
-      const database = createDatabase(env.DATABASE_URL);
-      try {
-        expect(await executed(database)).toEqual(names);
-      } finally {
-        await database.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe.runIf(engine === 'sqlite')('SQLite: serve and storefront migrate started together on one new file', () => {
   it('both migrate it without a failure: migrate exits 0, serve is still up when stopped', { timeout: 240_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'storefront-migrate-race-'));
-    try {
-      const env = { DATABASE_URL: `sqlite:${join(dir, 'race.db')}` };
+    await onNewSqliteFile(async (env) => {
       const [serve, migrate] = await Promise.all([
         runCliProcess(['serve'], { ...env, PORT: '0', PASSWORD_HASH_CONCURRENCY: '1' }, { killAfterMs: 45_000 }),
         runCliProcess(['migrate'], env),
@@ -106,15 +102,7 @@ describe.runIf(engine === 'sqlite')('SQLite: serve and storefront migrate starte
       expect({ code: migrate.code, stderr: migrate.stderr }).toEqual({ code: 0, stderr: '' });
       // Killed (null), not exit 1 on a migration another process ran.
       expect({ code: serve.code, stderr: serve.stderr }).toEqual({ code: null, stderr: '' });
-      const database = createDatabase(env.DATABASE_URL);
-      try {
-        expect(await executed(database)).toEqual(names);
-      } finally {
-        await database.close();
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

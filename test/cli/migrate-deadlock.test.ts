@@ -1,11 +1,11 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/lock-waits.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { migrationNames as names, scratchDatabaseBefore } from '../helpers/migrated-before.js';
+import { engine } from '../helpers/test-app.js';
 
 // `storefront migrate` on PostgreSQL beside a writer that takes the tables a migration locks in
 // another order. 2026_12_12_1110 puts a trigger on product, campaign, campaign_price and
@@ -17,7 +17,6 @@ import { engine, scratchDatabase } from '../helpers/test-app.js';
 // retried a lock timeout only: it exited 1 on the deadlock, the release's migrate failed. Now it is
 // rolled back and run again as after a lock timeout; the line goes on once the migration is ended.
 
-const names = Object.keys(migrations).sort();
 const PRICE_AT_COMMIT = '2026_12_12_1110_bump_price_version_at_commit';
 
 let database: DatabaseHandle;
@@ -26,12 +25,7 @@ let drop: () => Promise<void>;
 
 beforeAll(async () => {
   if (engine !== 'postgres') return;
-  const scratch = await scratchDatabase();
-  ({ url, drop } = scratch);
-  database = createDatabase(url);
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(names[names.indexOf(PRICE_AT_COMMIT) - 1]!);
-  if (error) throw error;
+  ({ url, database, drop } = await scratchDatabaseBefore(PRICE_AT_COMMIT));
 });
 afterAll(async () => {
   await database?.close();

@@ -1,11 +1,11 @@
-import { Migrator, sql, type Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
+import type { DatabaseHandle } from '../../src/db/database.js';
 import type { Database } from '../../src/db/schema.js';
-import { migrations } from '../../src/db/migrations/index.js';
 import { runCli } from '../helpers/cli.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
-import { engine, scratchDatabase } from '../helpers/test-app.js';
+import { migrationNames as names, scratchDatabaseBefore } from '../helpers/migrated-before.js';
+import { engine } from '../helpers/test-app.js';
 
 // `storefront migrate` on PostgreSQL while a long reader (an analyst's report, a session left idle in a
 // transaction) has read a table a pending migration alters: the `alter table` waits for it, and every
@@ -15,7 +15,6 @@ import { engine, scratchDatabase } from '../helpers/test-app.js';
 // Before, the run waited for the reader as long as it took, holding every earlier migration's locks
 // (1041's share lock on `product`: every write of a product waited too). SQLite has no such readers.
 
-const names = Object.keys(migrations).sort();
 const INDEX_PRODUCT = '2026_12_09_1041_index_product_updated';
 const ALTER_CLIENT_ACCOUNT = '2026_12_09_1042_add_client_account_updated';
 
@@ -25,12 +24,7 @@ let drop: () => Promise<void>;
 
 beforeAll(async () => {
   if (engine !== 'postgres') return;
-  const scratch = await scratchDatabase();
-  ({ url, drop } = scratch);
-  database = createDatabase(url);
-  const migrator = new Migrator({ db: database.db, provider: { getMigrations: async () => migrations } });
-  const { error } = await migrator.migrateTo(names[names.indexOf(INDEX_PRODUCT) - 1]!);
-  if (error) throw error;
+  ({ url, database, drop } = await scratchDatabaseBefore(INDEX_PRODUCT));
 });
 afterAll(async () => {
   await database?.close();
