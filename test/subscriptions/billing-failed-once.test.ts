@@ -6,7 +6,7 @@ import {
   chargesOf,
   mailJobs,
   MIT_PATH,
-  releaseHeldCallbacks,
+  resetGateway,
   startMailingShop,
   subscriptionRow,
   type MailingShop,
@@ -23,11 +23,7 @@ beforeAll(async () => {
   s = await startMailingShop();
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 /** The subscription's retry, due now. */
 async function retryNow(id: number) {

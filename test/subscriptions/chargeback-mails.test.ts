@@ -8,6 +8,7 @@ import {
   mailsReceivedBy,
   MIT_PATH,
   releaseHeldCallbacks,
+  resetGateway,
   setMailLanguage,
   startMailingShop,
   subscriptionRow,
@@ -26,11 +27,7 @@ beforeAll(async () => {
   s = await startMailingShop();
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 const SAYS = {
   en: { bank: 'Your bank returned your payment', shopRefund: 'was refunded to your card', retry: 'again in the coming days' },

@@ -12,7 +12,7 @@ import {
   mailsReceivedBy,
   mitPayments,
   MIT_PATH,
-  releaseHeldCallbacks,
+  resetGateway,
   saveCard,
   setMailLanguage,
   startMailingShop,
@@ -33,11 +33,7 @@ beforeAll(async () => {
   s = await startMailingShop();
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 type OtherCard = 'valid' | 'expired' | 'none';
 const OTHER_LAST_FOUR = '4242';

@@ -130,6 +130,16 @@ export async function releaseHeldCallbacks(s: SubscriptionShop) {
   await s.everypay.callbacksIdle();
 }
 
+/**
+ * Puts the EveryPay test server back as the next test expects it, whatever this one did or where it
+ * failed: callbacks to the shop, its API answering, none held back and none still being delivered.
+ */
+export async function resetGateway(s: SubscriptionShop) {
+  s.everypay.setCallbackUrl(callbackUrlOf(s));
+  s.everypay.breakApi(null);
+  await releaseHeldCallbacks(s);
+}
+
 /** EveryPay's refund of a payment. */
 export const REFUND_PATH = '/api/v4/payments/refund';
 

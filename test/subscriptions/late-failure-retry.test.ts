@@ -11,7 +11,7 @@ import {
   mailsReceivedBy,
   mitPayments,
   MIT_PATH,
-  releaseHeldCallbacks,
+  resetGateway,
   saveCard,
   setMailLanguage,
   startMailingShop,
@@ -33,11 +33,7 @@ beforeAll(async () => {
   s = await startMailingShop({}, { clock });
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 const OTHER_LAST_FOUR = '4242';
 /** Weeks after the period ended: a chargeback's usual delay. */

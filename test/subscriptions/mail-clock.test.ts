@@ -10,7 +10,7 @@ import {
   mailsReceivedBy,
   mitPayments,
   MIT_PATH,
-  releaseHeldCallbacks,
+  resetGateway,
   saveCard,
   setMailLanguage,
   startMailingShop,
@@ -32,11 +32,7 @@ beforeAll(async () => {
   s = await startMailingShop({}, { clock });
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 const OTHER_LAST_FOUR = '4242';
 

@@ -12,6 +12,7 @@ import {
   MIT_PATH,
   paidSubscriber,
   releaseHeldCallbacks,
+  resetGateway,
   setMailLanguage,
   subscribe,
   startMailingShop,
@@ -33,11 +34,7 @@ beforeAll(async () => {
   s = await startMailingShop();
 });
 afterAll(() => s.close());
-afterEach(async () => {
-  s.everypay.setCallbackUrl(callbackUrlOf(s));
-  s.everypay.breakApi(null);
-  await releaseHeldCallbacks(s);
-});
+afterEach(() => resetGateway(s));
 
 /** A renewal EveryPay settled whose answer and callback were lost, in `language`: the charge pending. */
 async function lostRenewal(language: 'en' | 'et' | 'ru') {
