@@ -1,4 +1,5 @@
 import { sql, type Kysely } from 'kysely';
+import { rowsByIdPages } from '../../db/id-pages.js';
 import type { Database } from '../../db/schema.js';
 import { accountTrialSubjectSql } from './subscriptions.repository.js';
 
@@ -33,85 +34,85 @@ export async function subscriptionStats(db: Kysely<Database>): Promise<MonthStat
     if (!stats) months.set(month, (stats = { revenue: 0, started: 0, trials: 0, trialsConverted: 0, churned: 0 }));
     return stats;
   };
-  for (let afterId = 0; ;) {
-    const subs = await db
-      .selectFrom('subscription')
-      .select(['subscription.id', 'subscription.created_at', 'subscription.ended_at'])
-      // An exists, not a join: an upgrade during a trial records the new plan's kind of trial on the same
-      // subscription (trials.ts), and a join gave such a subscription two rows, counted twice. The
-      // account's subject (trialSubjects) is named, so the look-up is one of the table's primary key.
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('subscription_trial_use')
-              .select('subscription_trial_use.subscription_id')
-              .where('subscription_trial_use.subject', '=', accountTrialSubjectSql(sql.ref('subscription.client_account_id')))
-              .whereRef('subscription_trial_use.subscription_id', '=', 'subscription.id'),
-          )
-          .as('trial'),
-      )
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('subscription_charge')
-              .select('subscription_charge.id')
-              .whereRef('subscription_charge.subscription_id', '=', 'subscription.id')
-              // Any charge that settled: a period's, or an upgrade's that ended a trial and paid the first month
-              // (trials.ts); an upgrade of a paid period comes after a settled period's charge anyway. Settled once
-              // is enough: a refund or chargeback later does not unmake the months it started in.
-              .where('subscription_charge.settled_at', 'is not', null),
-          )
-          .as('paid'),
-      )
-      .where('subscription.id', '>', afterId)
-      .orderBy('subscription.id')
-      .limit(PAGE)
-      .execute();
-    if (subs.length === 0) break;
-    afterId = Number(subs.at(-1)!.id);
-    for (const sub of subs) {
-      const trial = Boolean(sub.trial);
-      const paid = Boolean(sub.paid);
-      // A subscription whose first charge was declined never started.
-      if (!trial && !paid) continue;
-      const started = monthOf(Number(sub.created_at));
-      const ended = sub.ended_at === null ? null : monthOf(Number(sub.ended_at));
-      at(started).started += 1;
-      if (trial) at(started).trials += 1;
-      if (trial && paid) at(started).trialsConverted += 1;
-      if (ended !== null) at(ended).churned += 1;
-    }
+  const subs = rowsByIdPages(
+    (afterId) =>
+      db
+        .selectFrom('subscription')
+        .select(['subscription.id', 'subscription.created_at', 'subscription.ended_at'])
+        // An exists, not a join: an upgrade during a trial records the new plan's kind of trial on the same
+        // subscription (trials.ts), and a join gave such a subscription two rows, counted twice. The
+        // account's subject (trialSubjects) is named, so the look-up is one of the table's primary key.
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('subscription_trial_use')
+                .select('subscription_trial_use.subscription_id')
+                .where('subscription_trial_use.subject', '=', accountTrialSubjectSql(sql.ref('subscription.client_account_id')))
+                .whereRef('subscription_trial_use.subscription_id', '=', 'subscription.id'),
+            )
+            .as('trial'),
+        )
+        .select((eb) =>
+          eb
+            .exists(
+              eb
+                .selectFrom('subscription_charge')
+                .select('subscription_charge.id')
+                .whereRef('subscription_charge.subscription_id', '=', 'subscription.id')
+                // Any charge that settled: a period's, or an upgrade's that ended a trial and paid the first month
+                // (trials.ts); an upgrade of a paid period comes after a settled period's charge anyway. Settled once
+                // is enough: a refund or chargeback later does not unmake the months it started in.
+                .where('subscription_charge.settled_at', 'is not', null),
+            )
+            .as('paid'),
+        )
+        .where('subscription.id', '>', afterId)
+        .orderBy('subscription.id')
+        .limit(PAGE)
+        .execute(),
+    PAGE,
+  );
+  for await (const sub of subs) {
+    const trial = Boolean(sub.trial);
+    const paid = Boolean(sub.paid);
+    // A subscription whose first charge was declined never started.
+    if (!trial && !paid) continue;
+    const started = monthOf(Number(sub.created_at));
+    const ended = sub.ended_at === null ? null : monthOf(Number(sub.ended_at));
+    at(started).started += 1;
+    if (trial) at(started).trials += 1;
+    if (trial && paid) at(started).trialsConverted += 1;
+    if (ended !== null) at(ended).churned += 1;
   }
-  for (let afterId = 0; ;) {
-    const charges = await db
-      .selectFrom('subscription_charge')
-      .select(['id', 'amount_cents', 'settled_at'])
-      .where('settled_at', 'is not', null)
-      .where('id', '>', afterId)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    if (charges.length === 0) break;
-    afterId = Number(charges.at(-1)!.id);
-    for (const charge of charges) at(monthOf(Number(charge.settled_at))).revenue += charge.amount_cents;
-  }
-  for (let afterId = 0; ;) {
-    const refunds = await db
-      .selectFrom('subscription_charge_refund as r')
-      .innerJoin('subscription_charge as c', 'c.id', 'r.charge_id')
-      .select(['r.id', 'r.amount_cents', 'r.refunded_at'])
-      // Of a charge counted above: what went back of money taken for nothing was never revenue.
-      .where('c.settled_at', 'is not', null)
-      .where('r.id', '>', afterId)
-      .orderBy('r.id')
-      .limit(PAGE)
-      .execute();
-    if (refunds.length === 0) break;
-    afterId = Number(refunds.at(-1)!.id);
-    for (const refund of refunds) at(monthOf(Number(refund.refunded_at))).revenue -= refund.amount_cents;
-  }
+  const charges = rowsByIdPages(
+    (afterId) =>
+      db
+        .selectFrom('subscription_charge')
+        .select(['id', 'amount_cents', 'settled_at'])
+        .where('settled_at', 'is not', null)
+        .where('id', '>', afterId)
+        .orderBy('id')
+        .limit(PAGE)
+        .execute(),
+    PAGE,
+  );
+  for await (const charge of charges) at(monthOf(Number(charge.settled_at))).revenue += charge.amount_cents;
+  const refunds = rowsByIdPages(
+    (afterId) =>
+      db
+        .selectFrom('subscription_charge_refund as r')
+        .innerJoin('subscription_charge as c', 'c.id', 'r.charge_id')
+        .select(['r.id', 'r.amount_cents', 'r.refunded_at'])
+        // Of a charge counted above: what went back of money taken for nothing was never revenue.
+        .where('c.settled_at', 'is not', null)
+        .where('r.id', '>', afterId)
+        .orderBy('r.id')
+        .limit(PAGE)
+        .execute(),
+    PAGE,
+  );
+  for await (const refund of refunds) at(monthOf(Number(refund.refunded_at))).revenue -= refund.amount_cents;
   // Every month a subscription started or ended in is a key, and one ends no earlier than it
   // started: so the active count at a month's end is the running sum of started less churned.
   const ordered = [...months.keys()].sort();
