@@ -138,13 +138,17 @@ async function migrateSqlite(handle: DatabaseHandle, list: Record<string, Migrat
           if (next === undefined) return { finished: true };
           // Foreign keys are set before the transaction begins: the next one needs them otherwise, so again.
           if (SQLITE_FOREIGN_KEYS_OFF.has(next) !== keysOff) return { keysOff: !keysOff };
+          const ended: EndedTransaction = {};
           try {
-            await list[next]!.up(withNestedTransactions(trx, sqlite));
+            await list[next]!.up(withNestedTransactions(trx, sqlite, ended));
           } catch (error) {
             throw new Error(`Migration failed in migration ${next}: ${error instanceof Error ? error.message : String(error)}`, {
               cause: error,
             });
           }
+          // It caught an error that ended the whole transaction and went on: its row is not written (in
+          // autocommit it would be committed alone, and the commit after it would find no transaction).
+          if (ended.by !== undefined || !sqlite.inTransaction) throw endedInside(next, ended, sqlite.inTransaction);
           await sql`insert into ${sql.table(MIGRATION_TABLE)} (name, timestamp) values (${next}, ${new Date().toISOString()})`.execute(trx);
           return { ran: next };
         });
@@ -215,14 +219,45 @@ async function ensureMigrationTables(trx: Transaction<Database>): Promise<void> 
   await sql`insert or ignore into ${sql.table(MIGRATION_LOCK_TABLE)} (id, is_locked) values ('migration_lock', 0)`.execute(trx);
 }
 
+/** Set by a migration's nested transaction that found the whole transaction ended by its error. */
+interface EndedTransaction {
+  by?: unknown;
+  /** Whether a transaction was begun again then (a `begin immediate` that waited past the busy timeout was not). */
+  begunAgain?: boolean;
+}
+
+/**
+ * The error of a migration that went on after an error ended its whole transaction (INSERT OR
+ * ROLLBACK, RAISE(ROLLBACK), SQLITE_FULL, caught by the migration). Ended in a nested transaction, a
+ * new one was begun there, so what the migration ran after it is rolled back with it; ended by a
+ * statement of its own (no transaction open now), what it ran after that ran in autocommit, each
+ * statement committed alone.
+ */
+function endedInside(name: string, ended: EndedTransaction, inTransaction: boolean): Error {
+  const by = ended.by === undefined ? '' : ` by "${ended.by instanceof Error ? ended.by.message : String(ended.by)}"`;
+  const after =
+    ended.begunAgain !== true || !inTransaction
+      ? 'what it ran after that ran outside any transaction, each statement committed on its own: look at what it changed before running it again'
+      : 'nothing of it was applied';
+  return new Error(
+    `Migration failed in migration ${name}: its transaction was ended inside it${by} ` +
+      '(an error that rolls back the whole SQLite transaction: INSERT OR ROLLBACK, RAISE(ROLLBACK), a full disk), ' +
+      `which the migration caught and went on from; it was not recorded, and ${after}. ` +
+      'A migration must let such an error through.',
+    { cause: ended.by },
+  );
+}
+
 let savepoints = 0;
 
 /**
  * `trx` as a migration's `db`, whose `transaction().execute(work)` runs `work` under a savepoint of
  * `trx` (rolled back to it when `work` throws), where Kysely's Transaction refuses: 1710 and 0500
- * open a transaction of their own, as they could when the Migrator gave them none.
+ * open a transaction of their own, as they could when the Migrator gave them none. When `work`'s
+ * error ended the whole transaction, `ended` is told and a transaction is begun again: a migration
+ * that catches the error and goes on runs the rest in it, rolled back when migrateSqlite fails it.
  */
-function withNestedTransactions(trx: Transaction<Database>, sqlite: BetterSqlite3.Database): Kysely<unknown> {
+function withNestedTransactions(trx: Transaction<Database>, sqlite: BetterSqlite3.Database, ended: EndedTransaction): Kysely<unknown> {
   const nested: Kysely<unknown> = new Proxy(trx, {
     get(target, key) {
       if (key === 'transaction') return () => underSavepoint;
@@ -250,6 +285,12 @@ function withNestedTransactions(trx: Transaction<Database>, sqlite: BetterSqlite
         if (sqlite.inTransaction) {
           await sql`rollback to ${name}`.execute(trx);
           await sql`release ${name}`.execute(trx);
+        } else {
+          ended.by ??= error;
+          ended.begunAgain = await sql`begin immediate`.execute(trx).then(
+            () => true,
+            () => false,
+          );
         }
         throw error;
       }

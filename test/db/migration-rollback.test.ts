@@ -120,6 +120,67 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
       expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
     },
   );
+
+  // A migration that catches such an error and goes on would otherwise run the rest in autocommit: each
+  // later statement committed on its own, and its kysely_migration row too, then "cannot commit - no
+  // transaction is active" with the migration recorded as applied.
+  const tables = async (database: DatabaseHandle) =>
+    (await database.db.introspection.getTables()).map((table) => table.name).filter((name) => name.endsWith('_probe'));
+
+  it(
+    'fails, recorded nowhere, when it caught its nested transaction ending the whole one and went on: what it ran after is rolled back too',
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      const before = await executed(database);
+      const goesOn: Migration = {
+        async up(db) {
+          await db
+            .transaction()
+            .execute(async (trx) => {
+              await sql`create table nested_probe (id integer primary key)`.execute(trx);
+              await sql`insert into nested_probe (id) values (1)`.execute(trx);
+              await sql`insert or rollback into nested_probe (id) values (1)`.execute(trx);
+            })
+            .catch(() => undefined);
+          await sql`create table after_probe (id integer primary key)`.execute(db);
+        },
+      };
+      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
+      await expect(failing).rejects.toThrow(
+        `Migration failed in migration ${NESTED}: its transaction was ended inside it by "UNIQUE constraint failed: nested_probe.id"`,
+      );
+      expect(database.sqlite!.inTransaction).toBe(false);
+      expect(await executed(database)).toEqual(before);
+      expect(await tables(database)).toEqual([]);
+      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+    },
+  );
+
+  it(
+    'fails, recorded nowhere, when it caught an error that ended the whole transaction outside a nested one',
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      const before = await executed(database);
+      const goesOn: Migration = {
+        async up(db) {
+          await sql`create table nested_probe (id integer primary key)`.execute(db);
+          await sql`insert into nested_probe (id) values (1)`.execute(db);
+          await sql`insert or rollback into nested_probe (id) values (1)`.execute(db).catch(() => undefined);
+          await sql`create table after_probe (id integer primary key)`.execute(db);
+        },
+      };
+      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
+      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: its transaction was ended inside it`);
+      expect(database.sqlite!.inTransaction).toBe(false);
+      expect(await executed(database)).toEqual(before);
+      // Ran in autocommit, past the point anything could roll it back: the message says so.
+      expect(await tables(database)).toEqual(['after_probe']);
+    },
+  );
 });
 
 describe.runIf(engine === 'sqlite')('SQLite: a file migrated up to before 2026_11_29_0500', () => {
