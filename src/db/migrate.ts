@@ -88,8 +88,9 @@ export async function migrateToLatest(
  * SQLite migrations that make a table again (a copy, drop, create, fill): foreign keys must be off
  * meanwhile, or dropping the table deletes (ON DELETE CASCADE) or empties the rows that refer to it.
  * The pragma does nothing inside a transaction, so migrateSqlite sets it around the migration's; each
- * checks the references to the table it made (`pragma foreign_key_check`) before it commits. A
- * migration that sets `pragma foreign_keys = off` must be named here (test/db/migration-rollback.test.ts).
+ * checks the references to the table it made (`pragma foreign_key_check`), and migrateSqlite checks
+ * the whole file's after it, before it commits (refuseDanglingReferences). A migration that sets
+ * `pragma foreign_keys = off` must be named here (test/db/migration-rollback.test.ts).
  */
 export const SQLITE_FOREIGN_KEYS_OFF: ReadonlySet<string> = new Set(['2026_11_29_0500_unique_live_client_accounts']);
 
@@ -149,6 +150,7 @@ async function migrateSqlite(handle: DatabaseHandle, list: Record<string, Migrat
           // It caught an error that ended the whole transaction and went on: its row is not written (in
           // autocommit it would be committed alone, and the commit after it would find no transaction).
           if (ended.by !== undefined || !sqlite.inTransaction) throw endedInside(next, ended, sqlite.inTransaction);
+          if (keysOff) await refuseDanglingReferences(trx, next);
           await sql`insert into ${sql.table(MIGRATION_TABLE)} (name, timestamp) values (${next}, ${new Date().toISOString()})`.execute(trx);
           return { ran: next };
         });
@@ -170,6 +172,30 @@ async function migrateSqlite(handle: DatabaseHandle, list: Record<string, Migrat
   } finally {
     sqlite.pragma(`busy_timeout = ${busyTimeout}`);
   }
+}
+
+/** How many dangling references the error names (the check stops at one more). */
+const DANGLING_NAMED = 5;
+
+/**
+ * After a migration run with foreign keys off, before its row: a row of any table (not only the
+ * one it made again) that refers to none fails it, rolled back, as foreign keys on would have
+ * failed the statement that left it. The whole file is read (every child table, its parents by
+ * their keys): seconds on a big one, for the few migrations in SQLITE_FOREIGN_KEYS_OFF.
+ */
+async function refuseDanglingReferences(trx: Transaction<Database>, name: string): Promise<void> {
+  const { rows } = await sql<{ table: string; rowid: number | null; parent: string }>`
+    select "table", rowid, parent from pragma_foreign_key_check limit ${DANGLING_NAMED + 1}`.execute(trx);
+  if (rows.length === 0) return;
+  const named = rows
+    .slice(0, DANGLING_NAMED)
+    .map((row) => `${row.table} row ${row.rowid ?? '(no rowid)'} (to ${row.parent})`)
+    .join(', ');
+  throw new Error(
+    `Migration failed in migration ${name}: it ran with foreign keys off and left rows referring to none: ${named}` +
+      `${rows.length > DANGLING_NAMED ? ', and more' : ''} (pragma foreign_key_check); it rolled back. ` +
+      'Rows that referred to none before it ran are named too: delete or mend them, then run it again.',
+  );
 }
 
 /** Names of the applied migrations (none when Kysely's table is not there yet). */

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest, SQLITE_FOREIGN_KEYS_OFF } from '../../src/db/migrate.js';
 import { migrations } from '../../src/db/migrations/index.js';
+import { scratchDatabaseBefore } from '../helpers/migrated-before.js';
 import { engine, migratedScratchDatabase, openMigratedScratch } from '../helpers/test-app.js';
 
 // A migration that fails after its first statements leaves nothing of itself behind, and runs once it
@@ -213,6 +214,42 @@ describe.runIf(engine === 'sqlite')('SQLite: a file migrated up to before 2026_1
     const { rows } = await sql<{ id: number; token_hash: string }>`
       select a.id, t.token_hash from client_account a join access_token t on t.client_account_id = a.id`.execute(database.db);
     expect(rows.map((row) => [Number(row.id), row.token_hash])).toEqual([[7, 'kept-token']]);
+    expect(database.sqlite!.pragma('foreign_keys', { simple: true })).toBe(1);
+  });
+});
+
+describe.runIf(engine === 'sqlite')('SQLite: a migration run with foreign keys off', () => {
+  // 0500 checks only the references to the table it makes; a migration run with foreign keys off that
+  // leaves a row of another table referring to nothing is failed by migrate's check of the whole file.
+  const KEYS_OFF = '2026_11_29_0500_unique_live_client_accounts';
+
+  it('fails, rolled back and not recorded, when it leaves a dangling reference in any table', { timeout: 60_000 }, async () => {
+    const { database, drop } = await scratchDatabaseBefore(KEYS_OFF);
+    open.push(async () => {
+      await database.close();
+      await drop();
+    });
+    const before = await executed(database);
+    const now = Date.now();
+    await sql`insert into app_user (id, email, email_verified, newsletter, language, created_at, updated_at)
+      values (1, 'kept@example.ee', 1, 0, 'et', ${now}, ${now})`.execute(database.db);
+    const leavesDangling: Migration = {
+      async up(db) {
+        await migrations[KEYS_OFF]!.up(db);
+        // email_change.user_id refers to app_user: there is no user 99.
+        await sql`insert into email_change (user_id, new_email, requested_at) values (99, 'new@example.ee', ${now})`.execute(db);
+      },
+    };
+    const failing = migrateToLatest(database, undefined, { ...migrations, [KEYS_OFF]: leavesDangling });
+    await expect(failing).rejects.toThrow(
+      `Migration failed in migration ${KEYS_OFF}: it ran with foreign keys off and left rows referring to none: email_change row 1 (to app_user)`,
+    );
+    expect(await executed(database)).toEqual(before);
+    const { rows } = await sql<{ changes: number }>`select count(*) as changes from email_change`.execute(database.db);
+    expect(Number(rows[0]!.changes)).toBe(0);
+    // Rolled back whole: client_account still has the constraint 0500 drops.
+    const { rows: ddl } = await sql<{ sql: string }>`select sql from sqlite_master where name = 'client_account'`.execute(database.db);
+    expect(ddl[0]!.sql).toContain('client_account_user_store_type_uq');
     expect(database.sqlite!.pragma('foreign_keys', { simple: true })).toBe(1);
   });
 });
