@@ -123,6 +123,13 @@ describe.skipIf(engine !== 'postgres')('a campaign line of many prices', () => {
     // Outside the campaign: the line holds the refresh lock of each product it prices (their
     // documents), which a change of one's stores takes too.
     const outside = await insertProduct(db, { code: 'CS-OUT', createdAt: T0 });
+    // A bump takes the server's clock in microseconds when it is ahead (2026_12_13_1600); from a
+    // version ahead of the clock each adds one, so the bumps can be counted.
+    await db
+      .updateTable('catalogue_reference_version')
+      .set({ version: 2 ** 52 })
+      .where('name', '=', 'price')
+      .execute();
     const before = await version();
     // The job table held in share mode: the line has written the campaign and its 2,000 prices and
     // stays open at its last write (the stamps' jobs), as a long line is for most of its time.

@@ -17,9 +17,9 @@ import type { BasketProduct } from './basket-products.repository.js';
 // GET /basket and of add-product). They are kept only while the 'price' version of
 // catalogue_reference_version stands (bumped by triggers on every change to prices, VAT,
 // campaigns, assortments, visibility and availability: migration 2026_11_27_1300; in the same
-// commit as the change, on PostgreSQL at the writer's commit: 2026_12_12_1110), so a basket is
-// priced from current data on every read, and at most CATALOGUE_CACHE_TTL_MS, which bounds how old
-// the stock it shows may be. What a rule decides on is never kept data: a write reads the products
+// commit as the change, on PostgreSQL at the writer's commit: 2026_12_12_1110, to a value never
+// seen before, after a crash too: 2026_12_13_1600), so a basket is priced from current data on
+// every read, and at most CATALOGUE_CACHE_TTL_MS, which bounds how old the stock it shows may be. What a rule decides on is never kept data: a write reads the products
 // it acts on in its transaction (add-product, change-quantity, merge) and keeps them, so its answer
 // and the reads after it in this process show what it decided on (a read that began before never
 // puts an older copy back: infra/bounded-cache.ts); checkout reads every product afresh. A line
