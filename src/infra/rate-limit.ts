@@ -22,6 +22,17 @@ export async function consumeRateLimit(db: Kysely<Database>, key: string, limit:
   if (hits > limit.max) throw rateLimited(secondsLeftInWindow(limit, now));
 }
 
+/**
+ * Throws the 429 that consumeRateLimit would answer on `key` now, without counting a hit: a caller
+ * already past the limit is refused before any work and without a write. No limit by itself
+ * (requests sent at once all read the count before any is counted): the guarded work must still be
+ * counted by consumeRateLimit before it runs.
+ */
+export async function checkRateLimit(db: Kysely<Database>, key: string, limit: RateLimit, now = Date.now()): Promise<void> {
+  const { hits, secondsLeft } = await countedHits(db, key, limit, now);
+  if (hits >= limit.max) throw rateLimited(secondsLeft);
+}
+
 /** A hook that counts each request against its client address (the account and sign-in endpoints). */
 export function perIpRateLimit(db: Kysely<Database>, limit: RateLimit) {
   return async (request: { ip: string; actionTime: number }): Promise<void> => {

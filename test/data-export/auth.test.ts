@@ -129,6 +129,38 @@ describe('rate limits', () => {
     expect((await get(t, { authorization: other.authorization }, '10.0.0.1')).statusCode).toBe(200);
   });
 
+  it('requests sent at once past the limit are answered no more than it allows', async () => {
+    const user = await exportUser(t.database.db);
+    // Each request looks at its user's count with the credentials (a 429 there for a user already past
+    // it) and is counted, in one atomic upsert, only once its cut is decided, before it reads: sent
+    // together, all of them find the count below the limit, and the count alone decides which read.
+    // From addresses of their own: a password not yet remembered is counted as a failed check of its
+    // address until it is found right, and that limit (2) would refuse some first.
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => get(t, { authorization: user.authorization }, `10.0.1.${i + 1}`)),
+    );
+    expect(answers.filter((answer) => answer.statusCode === 200)).toHaveLength(3);
+    const limited = answers.filter((answer) => answer.statusCode !== 200);
+    expect(limited).toHaveLength(7);
+    for (const answer of limited) {
+      expectErrorBody(answer, 429, 'Too Many Requests');
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    // The same past the limit, one at a time.
+    expectErrorBody(await get(t, { authorization: user.authorization }, '10.0.0.2'), 429, 'Too Many Requests');
+  });
+
+  it('a request refused for its query counts against the limit as any other', async () => {
+    const user = await exportUser(t.database.db);
+    const wrong = (query: string) =>
+      t.app.inject({ method: 'GET', url: `/export/sales-history?${query}`, headers: { authorization: user.authorization } });
+    // Refused by the query's schema, and by the window's check in the route.
+    expectErrorBody(await wrong('per-page=many'), 400, 'Bad Request');
+    expectErrorBody(await wrong('createdFrom=2026-02-30%2000:00:00'), 400, 'Bad Request');
+    expect((await get(t, { authorization: user.authorization })).statusCode).toBe(200);
+    expectErrorBody(await get(t, { authorization: user.authorization }), 429, 'Too Many Requests');
+  });
+
   it('failed checks from one address are limited; remembered credentials still pass', async () => {
     const user = await exportUser(t.database.db);
     const fresh = await exportUser(t.database.db);

@@ -129,33 +129,34 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
     // position stands past the next page's header, while a replica that has replayed everything stands
     // at the page's start, where the last record ends. The export must read that replica at once, not
     // wait the whole REPLICA_CATCH_UP_WAIT_MS for a write that may never come and then read the primary.
-    // The read writes its rate-limit hit first, then waits for its window to settle: the switch comes in
-    // that wait, before the cut. Asserted on the answers of the replica check the read made.
+    // The read waits for its window to settle, writing nothing (its password remembered; its rate-limit
+    // hit is counted once the cut is decided): the switch comes in that wait, before the cut. Asserted
+    // on the answers of the replica check the read made.
     const primary = new pg.Client({ connectionString: urls!.primary });
     await primary.connect();
     const replicaView = database!.replicaReads;
     const check = replicaView.seesPrimaryWal!;
-    const answers: Array<boolean | 'primary'> = [];
+    const asked: Array<{ lsn: string; answer: boolean | 'primary' }> = [];
     replicaView.seesPrimaryWal = async (lsn) => {
       const answer = await check(lsn);
-      answers.push(answer);
+      asked.push({ lsn, answer });
       return answer;
     };
     const insertPosition = async () =>
       (await primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0]!.lsn;
     try {
-      // Something else the primary writes after the switch (the background writer's standby snapshot, at
-      // most every 15 s; autovacuum) moves its position past the header, and the replica must then
-      // replay it: try again then.
+      // The password checked once (a check is counted as a failure first, and refunded): remembered after.
+      expect(await sales(Date.UTC(2026, 0, 5, 10, 0, 0))).toEqual([]);
+      // Something else the primary writes after the switch and before the cut (the background writer's
+      // standby snapshot, at most every 15 s; autovacuum) moves its position past the header, and the
+      // replica must then replay it: try again then.
       for (let attempt = 1; ; attempt += 1) {
         const second = await nextSecond();
         const order = `SWITCH-${attempt}`;
         await insertSales(database!.db, [{ order, createdAt: second + 100 }]);
-        const written = await insertPosition();
-        answers.length = 0;
+        asked.length = 0;
         // The window ends within this second: the read settles until a second after it.
         const read = sales(second);
-        await until('the read to count its rate-limit hit', async () => (await insertPosition()) !== written);
         await primary.query('select pg_switch_wal()');
         const { rows } = await primary.query<{ end: string }>('select pg_current_wal_flush_lsn()::text as end');
         await until('the replica to replay the switch', async () => {
@@ -164,12 +165,55 @@ describe.skipIf(engine !== 'postgres' || !hasPostgresBinaries())('the export rea
         });
         const switched = await insertPosition();
         expect(await read).toEqual([order]);
-        const after = await insertPosition();
-        if (after === switched) break;
+        // The cut was decided where the switch left the primary: nothing else was written in between.
+        if (asked[0]?.lsn === switched) break;
         if (attempt === 5) throw new Error('the primary wrote something after each switch');
       }
       expect(database!.replicaUsable?.()).toBe(true);
-      expect(answers).toEqual([true]);
+      expect(asked.map(({ answer }) => answer)).toEqual([true]);
+    } finally {
+      replicaView.seesPrimaryWal = check;
+      await primary.end();
+    }
+  }, 60_000);
+  it("reads a quiet replica at once: the WAL position it must have replayed is not the read's own rate-limit count", async () => {
+    // A window that ended long ago has no settle wait: its cut is decided as soon as the request is in.
+    // The read must wait for the replica to replay the primary's WAL position taken with the cut; when
+    // the request counted its rate-limit hit (a write on the primary) before the cut, that position
+    // held the request's own write, and every read waited for it to be replayed (with
+    // synchronous_commit off, 1 to 8 checks of 25 ms on a quiet primary). Asked of the replica: the
+    // position where the primary stood before the read, and at once replayed.
+    const primary = new pg.Client({ connectionString: urls!.primary });
+    await primary.connect();
+    const replicaView = database!.replicaReads;
+    const check = replicaView.seesPrimaryWal!;
+    const asked: Array<{ lsn: string; answer: boolean | 'primary' }> = [];
+    replicaView.seesPrimaryWal = async (lsn) => {
+      const answer = await check(lsn);
+      asked.push({ lsn, answer });
+      return answer;
+    };
+    const insertPosition = async () =>
+      (await primary.query<{ lsn: string }>('select pg_current_wal_insert_lsn()::text as lsn')).rows[0]!.lsn;
+    const ended = Date.UTC(2026, 0, 5, 10, 0, 0);
+    try {
+      // The password checked once (a check is counted as a failure first, and refunded): remembered after.
+      expect(await sales(ended)).toEqual([]);
+      // Something else the primary writes meanwhile (the background writer's standby snapshot,
+      // autovacuum) moves its position: try again then.
+      for (let attempt = 1; ; attempt += 1) {
+        const before = await insertPosition();
+        await until('the replica to replay what the primary holds', async () => (await check(before)) === true);
+        asked.length = 0;
+        expect(await sales(ended)).toEqual([]);
+        if (asked[0]?.lsn === before) break;
+        if (attempt === 5) {
+          throw new Error(
+            `the replica was asked to replay ${JSON.stringify(asked)}, past ${before} where the primary stood before each of 5 reads`,
+          );
+        }
+      }
+      expect(asked).toEqual([{ lsn: expect.any(String), answer: true }]);
     } finally {
       replicaView.seesPrimaryWal = check;
       await primary.end();

@@ -45,11 +45,13 @@ const STREAM_FAILURE_LINE = `${JSON.stringify({ error: errorBody(500, 'The expor
 export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async (app, { database, primary = database, config }) => {
   const db = database.db;
   app.decorateRequest('exportUser', null);
-  const authenticateExportUser = createExportAuth(db, config.dataExport);
+  const exportAuth = createExportAuth(db, config.dataExport);
+  // Credentials, and a user already past its limit refused (429) without a count: each request is
+  // counted by countRequest, a read once its cut is decided (below).
   const authenticate = async (request: FastifyRequest) => {
     if (request.method === 'OPTIONS') return;
     try {
-      request.exportUser = await authenticateExportUser({
+      request.exportUser = await exportAuth.authenticate({
         authorization: request.headers.authorization,
         ip: request.ip,
         now: request.actionTime,
@@ -60,6 +62,21 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
       throw error;
     }
   };
+  // The requests counted against their user's limit, each once.
+  const counted = new WeakSet<FastifyRequest>();
+  /** Counts an authenticated request against its user's limit, atomically: past it a 429, and the request reads nothing. */
+  const countRequest = async (request: FastifyRequest) => {
+    if (request.exportUser === null || counted.has(request)) return;
+    counted.add(request);
+    await exportAuth.countRequest(request.exportUser, request.actionTime);
+  };
+  // A request answered before it was counted (a 400 for its query, a failure) counts all the same:
+  // every request of a user counts once, as when the count was taken with the credentials.
+  app.addHook('onResponse', async (request) => {
+    if (request.exportUser === null || counted.has(request)) return;
+    counted.add(request);
+    await exportAuth.countAnswered(request.exportUser, request.actionTime);
+  });
   const caches = {
     pager: createExportPager({ ...DEFAULT_PAGER_OPTIONS, countTtlMs: config.dataExport.countCacheTtlMs }),
     readAhead: createReadAhead(),
@@ -71,7 +88,7 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   if (config.apiDocs !== 'off') {
     app.get(
       '/openapi.json',
-      { schema: { hide: true }, ...(config.apiDocs === 'operator' ? { onRequest: authenticate } : {}) },
+      { schema: { hide: true }, ...(config.apiDocs === 'operator' ? { onRequest: [authenticate, countRequest] } : {}) },
       async () => document,
     );
   }
@@ -101,8 +118,14 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
         // The export's reads are long (a page walk, a count, a stream): on the read pool, off the event loop.
         // The cut also waits for the transactions still open (settledCut): their rows are stamped before they commit.
         // Their start on the app's clock: its time now less their age (the database's own clock may differ).
+        // The request is counted against its user's limit (a 429 past it) after the first look, which took
+        // the primary's WAL position the replica must have replayed (replicaCaughtUp): counted before it, the
+        // count's own write was in that position, and every read from a replica waited for it to be replayed
+        // (up to 0.6 s on a quiet primary with synchronous_commit off). Counted before any wait for those
+        // transactions and before anything is read, so requests sent at once still read within the limit.
         const openTransactions = async () => {
           const { age, wal } = await openWrites(database);
+          await countRequest(request);
           return { oldest: age === undefined ? undefined : request.actionTime + (Date.now() - since) - age, wal };
         };
         const cut = await settledCut(openTransactions, window, request.actionTime + wait, config.dataExport.settleMs);

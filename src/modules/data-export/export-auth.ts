@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { addressKey } from '../../infra/address-key.js';
 import { forbidden } from '../../infra/domain-error.js';
 import { verifyPassword } from '../../infra/passwords.js';
-import { consumeRateLimit, countedHits, countHit, rateLimited, refundHit } from '../../infra/rate-limit.js';
+import { checkRateLimit, consumeRateLimit, countedHits, countHit, rateLimited, refundHit } from '../../infra/rate-limit.js';
 import { createAllowlist, type Allowlist } from './cidr.js';
 import type { ExportSettings } from './data-export.config.js';
 import { findExportUser, type ExportUserRow } from './export-user.repository.js';
@@ -49,6 +49,19 @@ export function basicCredentials(header: string | undefined): { name: string; pa
   return { name: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** What the data-export routes authenticate and count requests with (createExportAuth). */
+export interface ExportAuth {
+  /** The export user the request authenticates as; 429 when that user is already past its limit, without counting the request. */
+  authenticate(input: ExportCredentialsInput): Promise<ExportUser>;
+  /**
+   * Counts a request of the user against its limit, in one atomic upsert, and throws the 429 past it
+   * (counted all the same, as consumeRateLimit does): requests sent at once can never all pass.
+   */
+  countRequest(user: ExportUser, now: number): Promise<void>;
+  /** Counts a request already answered (a 400, say) without refusing it: every request of a user counts once. */
+  countAnswered(user: ExportUser, now: number): Promise<void>;
+}
+
 /**
  * HTTP Basic authentication of export users (the data-export routes run it before each request).
  *
@@ -62,8 +75,11 @@ export function basicCredentials(header: string | undefined): { name: string; pa
  * - Each user has a request rate limit; failed checks from one address are limited too (counted
  *   before the check, see passwordMatches; a refusal outside an allowlist counts as one), and past
  *   that limit the address gets 429 without one.
+ * - The user's limit is looked at here (a user already past it gets 429 at once) but counted by the
+ *   caller (countRequest), once per request and before the request reads anything: the routes count
+ *   a read once its cut is decided, so that a replica need not replay the count's own write first.
  */
-export function createExportAuth(db: Kysely<Database>, config: ExportSettings, options: ExportAuthOptions = DEFAULTS) {
+export function createExportAuth(db: Kysely<Database>, config: ExportSettings, options: ExportAuthOptions = DEFAULTS): ExportAuth {
   const key = randomBytes(32);
   const verified = new Map<string, number>();
   const allowlists = new Map<string, Allowlist>();
@@ -119,7 +135,9 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     return true;
   };
 
-  return async function authenticateExportUser({ authorization, ip, now }: ExportCredentialsInput): Promise<ExportUser> {
+  const userKey = (user: ExportUser) => `export:user:${user.id}`;
+
+  const authenticate = async ({ authorization, ip, now }: ExportCredentialsInput): Promise<ExportUser> => {
     const credentials = basicCredentials(authorization);
     if (credentials === undefined) throw new ExportCredentialsError();
     // A name no export user can have is not looked up (one with a NUL character failed the query on
@@ -135,7 +153,14 @@ export function createExportAuth(db: Kysely<Database>, config: ExportSettings, o
     }
     if (!(await passwordMatches(user, credentials.password, ip, now)) || user === undefined) throw new ExportCredentialsError();
     if (user.disabled_at !== null) throw forbidden('dataExport.disabled');
-    await consumeRateLimit(db, `export:user:${user.id}`, config.rateLimitPerUser, now);
-    return { id: user.id, name: user.name };
+    const exportUser = { id: user.id, name: user.name };
+    await checkRateLimit(db, userKey(exportUser), config.rateLimitPerUser, now);
+    return exportUser;
+  };
+
+  return {
+    authenticate,
+    countRequest: (user, now) => consumeRateLimit(db, userKey(user), config.rateLimitPerUser, now),
+    countAnswered: async (user, now) => void (await countHit(db, userKey(user), config.rateLimitPerUser, now)),
   };
 }
