@@ -71,11 +71,14 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
     await exportAuth.countRequest(request.exportUser, request.actionTime);
   };
   // A request answered before it was counted (a 400 for its query, a failure) counts all the same:
-  // every request of a user counts once, as when the count was taken with the credentials.
-  app.addHook('onResponse', async (request) => {
-    if (request.exportUser === null || counted.has(request)) return;
-    counted.add(request);
-    await exportAuth.countAnswered(request.exportUser, request.actionTime);
+  // every request of a user counts once, as when the count was taken with the credentials. Before its
+  // answer is sent (onSend, not onResponse): the client's next request finds it counted.
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.exportUser !== null && !counted.has(request)) {
+      counted.add(request);
+      await exportAuth.countAnswered(request.exportUser, request.actionTime);
+    }
+    return payload;
   });
   const caches = {
     pager: createExportPager({ ...DEFAULT_PAGER_OPTIONS, countTtlMs: config.dataExport.countCacheTtlMs }),
