@@ -14,6 +14,13 @@ import { extrasRow, shopStockQuery, type ExtrasParts, type ExtrasRow, type ShopS
 // edition, and its document (product_document, kept by the triggers of migration 2026_11_24_1600)
 // in one indexed read, instead of a dozen queries. What depends on the caller, the store or the
 // language (visibility, price, category and shop names) is worked out from it per request.
+//
+// The campaign prices are read from campaign_price in the same statement, not from the document's
+// `cp`: on PostgreSQL a campaign's writes no longer refresh the documents of the products it prices
+// (migration 2026_12_13_1500), since that took each product's refresh lock until the campaign line
+// committed (about 20 s at 100,000 prices) and a change of one's stores or categories waited that
+// long. There `cp` follows only the campaign's jobs (campaigns.jobs.ts), for the release before,
+// which reads it. SQLite's triggers keep `cp` exact, and its pages of bases read it (documentBaseReader).
 
 /** The document's JSON, as the migration's documentBody() writes it. */
 interface ProductDocument {
@@ -22,6 +29,7 @@ interface ProductDocument {
   ac: string[];
   c: number[];
   im: Array<[string, number | null, number | null]>;
+  /** Exact on SQLite; on PostgreSQL as the campaign's jobs last left it (the page reads campaign_price instead). */
   cp: Array<[string, CampaignPriceTable['customer_kind'], number, number | null, number | null]>;
   eb: [number, string, string] | null;
 }
@@ -56,6 +64,27 @@ function shopsColumn(database: DatabaseHandle, db: Kysely<Database>, language: L
   return sql<string | ShopStockRow[]>`${json}`.as('shops');
 }
 
+/** The product's active campaigns' prices, of every store (the caller's store is picked per request). */
+function campaignsQuery(db: Kysely<Database>) {
+  return db
+    .selectFrom('campaign_price as cp')
+    .innerJoin('campaign as cm', 'cm.id', 'cp.campaign_id')
+    .select(['cm.store_code', 'cp.customer_kind', 'cp.price_cents', 'cm.valid_from', 'cm.valid_to'])
+    .where('cp.product_id', '=', sql.ref<number>('p.id'))
+    .where('cm.is_active', '=', true)
+    .orderBy('cm.id')
+    .orderBy('cp.customer_kind');
+}
+
+type CampaignPriceRow = { store_code: string } & BaseRows['campaigns'][number];
+
+/** The product's campaign prices as one JSON value of the page's row, as the shops' (text on SQLite, parsed on PostgreSQL). */
+function campaignsColumn(database: DatabaseHandle, db: Kysely<Database>) {
+  const campaigns = campaignsQuery(db);
+  const json = database.engine === 'sqlite' ? sqliteJsonArrayFrom(campaigns) : postgresJsonArrayFrom(campaigns);
+  return sql<string | Array<Omit<CampaignPriceRow, 'product_id'>>>`${json}`.as('campaigns');
+}
+
 /**
  * A reference version as a column of the page's row: the page then needs no statement of its own to
  * check its kept category tree and binding names (two statements, about 9 µs of a cold page on SQLite).
@@ -74,6 +103,7 @@ export function productPageReader(database: DatabaseHandle): ProductPageReader {
         ...BASE_SELECTION,
         'd.body',
         shopsColumn(database, db, language),
+        campaignsColumn(database, db),
         versionColumn(db, 'category'),
         versionColumn(db, 'binding'),
       ])
@@ -83,7 +113,21 @@ export function productPageReader(database: DatabaseHandle): ProductPageReader {
     const [row] = await read(id, language);
     if (!row) return undefined;
     const document = JSON.parse(row.body) as ProductDocument;
-    const rows: BaseRows = { products: [row], ...documentRows(storeCode, id, document) };
+    const campaigns = typeof row.campaigns === 'string' ? (JSON.parse(row.campaigns) as CampaignPriceRow[]) : row.campaigns;
+    const rows: BaseRows = {
+      products: [row],
+      ...documentRows(storeCode, id, document),
+      // Not the document's cp (see above).
+      campaigns: campaigns
+        .filter((campaign) => campaign.store_code === storeCode)
+        .map(({ customer_kind, price_cents, valid_from, valid_to }) => ({
+          product_id: id,
+          customer_kind,
+          price_cents,
+          valid_from,
+          valid_to,
+        })),
+    };
     return {
       base: toBases(rows).get(id)!,
       extrasRow: row,
