@@ -42,8 +42,10 @@ async function expectExact(): Promise<void> {
     select p.id, d.body as kept, ${sql.raw(documentBody(postgres))} as fresh
     from product p left join product_document d on d.product_id = p.id order by p.id`.execute(db());
   expect(rows.rows.length).toBeGreaterThan(0);
-  for (const row of rows.rows)
-    expect(row.kept === null ? null : JSON.parse(row.kept), `document of ${row.id}`).toEqual(JSON.parse(row.fresh));
+  // On PostgreSQL a campaign's writes leave the documents' campaign prices (cp) to the campaign import's
+  // jobs (migration 2026_12_13_1500; test/import/campaign-refresh-locks.test.ts): the page reads campaign_price.
+  const compared = (body: string) => (postgres ? { ...JSON.parse(body), cp: undefined } : JSON.parse(body));
+  for (const row of rows.rows) expect(row.kept === null ? null : compared(row.kept), `document of ${row.id}`).toEqual(compared(row.fresh));
   const orphans = await sql<{ n: number }>`select count(*) as n from product_document d
     where not exists (select 1 from product p where p.id = d.product_id)`.execute(db());
   expect(Number(orphans.rows[0]!.n)).toBe(0);

@@ -127,6 +127,7 @@ import * as stampCategoryListingDelta from './2026_12_11_1610_stamp_category_lis
 import * as bookOldReleaseChargeWrites from './2026_12_11_2200_book_old_release_charge_writes.js';
 import * as bumpPriceVersionAtCommit from './2026_12_12_1110_bump_price_version_at_commit.js';
 import * as indexJobStatusType from './2026_12_12_1600_index_job_status_type.js';
+import * as campaignPricesLeaveDocuments from './2026_12_13_1500_campaign_prices_leave_documents.js';
 import * as referenceVersionNeverReused from './2026_12_13_1600_reference_version_never_reused.js';
 
 // Listed explicitly (not read from the folder) so the same list runs under tsx and from dist/.
@@ -260,5 +261,6 @@ export const migrations: Record<string, Migration> = {
   '2026_12_11_2200_book_old_release_charge_writes': bookOldReleaseChargeWrites,
   '2026_12_12_1110_bump_price_version_at_commit': bumpPriceVersionAtCommit,
   '2026_12_12_1600_index_job_status_type': indexJobStatusType,
+  '2026_12_13_1500_campaign_prices_leave_documents': campaignPricesLeaveDocuments,
   '2026_12_13_1600_reference_version_never_reused': referenceVersionNeverReused,
 };

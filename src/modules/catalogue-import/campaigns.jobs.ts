@@ -6,6 +6,7 @@ import { enqueueJob } from '../../infra/jobs/queue.js';
 import { PermanentJobFailure } from '../../infra/jobs/refused-for-good.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Db } from '../../db/database.js';
+import { refreshProductDocuments } from '../catalogue/index.js';
 import { stampCampaignProducts } from './campaigns.repository.js';
 import { chunks } from './write.js';
 
@@ -21,6 +22,9 @@ import { chunks } from './write.js';
 // and the job finds them after it: the stamp is later than its read (or its transaction was open
 // then, which holds the export's cut back, settled-cut.ts). Until a worker runs the jobs (WORKER=off
 // and no `storefront worker`) the new prices show in the export without their products being found.
+// On PostgreSQL a job also rebuilds its products' documents, whose campaign prices (`cp`) the
+// campaign's writes leave alone there (migration 2026_12_13_1500): this release's product pages read
+// campaign_price, those of the release before read `cp`.
 
 export const CAMPAIGN_STAMPS_JOB = 'catalogue-import.campaign-stamps';
 /** Products a job stamps, in one transaction: one UPDATE of at most as many rows. */
@@ -43,10 +47,13 @@ export function campaignStampsHandler(deps: { db: Kysely<Database>; clock: Clock
     if (!Array.isArray(ids) || ids.length > STAMP_BATCH || !ids.every((id) => Number.isSafeInteger(id))) {
       throw new PermanentJobFailure('the payload is not {"productIds": [up to 1000 product ids]}');
     }
-    const stamped = await inTransactionRetryingOnDeadlock(db, log, async (trx) =>
+    const stamped = await inTransactionRetryingOnDeadlock(db, log, async (trx) => {
       // The time read in the transaction, after its start: the export's cut holds back to that start.
-      stampCampaignProducts(trx, ids as number[], clock.now()),
-    );
+      const moved = await stampCampaignProducts(trx, ids as number[], clock.now());
+      // Their documents' campaign prices, which the campaign's writes leave alone on PostgreSQL.
+      await refreshProductDocuments(trx, ids as number[]);
+      return moved;
+    });
     return `stamped ${stamped}`;
   };
 }

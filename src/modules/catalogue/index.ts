@@ -19,7 +19,7 @@ export type { CategoryNode, CategoryTree } from './browse/category-tree.js';
 export { categoryListingIsStale, categoryTotalsBacklog, rebuildCategoryListing } from './browse/category-listing.repository.js';
 export { scheduleCategoryTotalsFold } from './browse/category-listing.jobs.js';
 export { countStoreListing } from './browse/store-listing.repository.js';
-export { beginBulkWrite, DOCUMENT_CHILD_TABLES, endBulkWrite } from './products/bulk-write.js';
+export { beginBulkWrite, DOCUMENT_CHILD_TABLES, endBulkWrite, refreshProductDocuments } from './products/bulk-write.js';
 // The versions of reference data, bumped by triggers (the basket keeps its products under 'price').
 export { referenceVersions } from './reference-cache.js';
 export type { BindingNames } from './products/binding-names.repository.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { DatabaseHandle, Db } from '../../../db/database.js';
+import { isPostgres } from '../../../db/row-lock.js';
 
 // Bulk writes of new products (the demo, the benchmark's datasets). On PostgreSQL the transaction
 // turns off the row triggers that keep product documents and category listing rows (migration
@@ -30,7 +31,7 @@ export async function endBulkWrite(handle: DatabaseHandle, trx: Db, productIds: 
   // In id order, the order the triggers' per-product locks are taken in.
   const ids = [...new Set(productIds)].sort((a, b) => a - b);
   if (ids.length > 0) {
-    await sql`select product_document_refresh(id) from unnest(${ids}::bigint[]) as id`.execute(trx);
+    await refreshProductDocuments(trx, ids);
     // The store lists' rows, at once for all of them (migration 2026_12_09_1010): they never go stale.
     await sql`select store_listing_refresh_many(${ids}::bigint[])`.execute(trx);
   }
@@ -39,4 +40,17 @@ export async function endBulkWrite(handle: DatabaseHandle, trx: Db, productIds: 
     .set((eb) => ({ version: eb('version', '+', 1) }))
     .where('id', '=', 1)
     .execute();
+}
+
+/**
+ * Rebuilds the products' documents on PostgreSQL, each under its product's refresh lock, taken in id
+ * order (as the triggers take them); on SQLite nothing, its triggers keep every document exact. For
+ * writes the triggers leave out: a bulk write's, and a campaign's prices (migration 2026_12_13_1500),
+ * whose jobs bring the documents' `cp` up to date for the release before.
+ */
+export async function refreshProductDocuments(trx: Db, productIds: Iterable<number>): Promise<void> {
+  if (!isPostgres(trx)) return;
+  const ids = [...new Set(productIds)].sort((a, b) => a - b);
+  if (ids.length === 0) return;
+  await sql`select product_document_refresh(id) from unnest(${ids}::bigint[]) as id`.execute(trx);
 }
