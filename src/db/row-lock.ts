@@ -9,8 +9,11 @@ export function isPostgres(db: Pick<Db, 'getExecutor'>): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
+/** How strongly rows are locked: `no key update` and `share` are lockRowsOnPostgres's. */
+export type RowLockStrength = 'update' | 'no key update' | 'share';
+
 /**
- * The query with `FOR UPDATE` (or `FOR NO KEY UPDATE`, see lockRowsOnPostgres) on PostgreSQL, so the rows it reads stay locked until the transaction
+ * The query with `FOR UPDATE` (or `FOR NO KEY UPDATE`, `FOR SHARE`: see lockRowsOnPostgres) on PostgreSQL, so the rows it reads stay locked until the transaction
  * ends; on SQLite the query unchanged, because a SQLite write transaction is serial already (it
  * starts with `begin immediate` and holds the database's write lock from then), and SQLite rejects
  * `for update`. Where the locked rows must also be filtered or returned by a write, an update that
@@ -20,9 +23,10 @@ export function isPostgres(db: Pick<Db, 'getExecutor'>): boolean {
 export function lockedOnPostgres<DB, TB extends keyof DB, O>(
   db: Db,
   query: SelectQueryBuilder<DB, TB, O>,
-  strength: 'update' | 'no key update' = 'update',
+  strength: RowLockStrength = 'update',
 ): SelectQueryBuilder<DB, TB, O> {
   if (!isPostgres(db)) return query;
+  if (strength === 'share') return query.forShare();
   return strength === 'update' ? query.forUpdate() : query.forNoKeyUpdate();
 }
 
@@ -30,11 +34,14 @@ export function lockedOnPostgres<DB, TB extends keyof DB, O>(
  * Takes the rows' locks until the transaction ends on PostgreSQL; on SQLite runs nothing, its write
  * transaction holding the database's lock already (lockedOnPostgres). `no key update` is the weaker
  * lock that inserts referencing the rows (which take a key-share lock on them) do not wait for.
+ * `share` keeps the rows as read: every writer of them waits (an UPDATE takes `no key update`), other
+ * share lockers do not. A transaction that holds a row in share mode and then updates it waits for any other
+ * holder of the share lock, which may be doing the same (a deadlock): take the write's lock at once instead.
  */
 export async function lockRowsOnPostgres<DB, TB extends keyof DB, O>(
   db: Db,
   query: SelectQueryBuilder<DB, TB, O>,
-  strength: 'update' | 'no key update' = 'update',
+  strength: RowLockStrength = 'update',
 ): Promise<void> {
   if (isPostgres(db)) await lockedOnPostgres(db, query, strength).execute();
 }

@@ -13,6 +13,18 @@ export async function lockWaiters(db: Kysely<Database>): Promise<number> {
 }
 
 /**
+ * Sessions of this database waiting for a lock on `table` itself (a table lock another holds, such as a
+ * test's `lock table ... in share mode` that makes its writers wait), not on one of its rows (PostgreSQL).
+ */
+export async function tableLockWaiters(db: Kysely<Database>, table: string): Promise<number> {
+  const { rows } = await sql<{ n: number | string }>`
+    select count(*) as n from pg_locks
+    where locktype = 'relation' and not granted and relation = ${table}::regclass
+      and database = (select oid from pg_database where datname = current_database())`.execute(db);
+  return Number(rows[0]!.n);
+}
+
+/**
  * Polls `done` every 10 ms for up to 30 s; throws naming `what` when it never holds. A request that
  * uploads a file took 14 s to reach its lock once on a loaded 2-core machine (the whole suite on
  * PostgreSQL beside a type check), past the 10 s this waited before.

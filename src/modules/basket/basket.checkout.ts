@@ -77,11 +77,12 @@ const dropDelivery = (trx: Db, basket: BasketRow, now: number) =>
 /**
  * Those of the priced lines whose product cannot be ordered now (deactivated, hidden from the caller,
  * out of the store, permanently out of stock; its stock aside), read again in the checkout's
- * transaction. Checkout asks once it holds its products' stock: on PostgreSQL a hold that waited for
- * a writer of the product (a feed's deactivation batch) is made on the row as that writer committed
+ * transaction. Checkout asks once it has taken its products' rows (a line's stock held, or the row in
+ * share mode for a line that holds no stock, a digital product): on PostgreSQL a lock that waited for
+ * a writer of the product (a feed's deactivation batch) is taken on the row as that writer committed
  * it, while the basket was priced from the row before (test/orders/checkout-of-deactivated-product.test.ts).
- * The held rows stay as read here until the order commits; a line that holds no stock (a digital
- * product) takes no lock, as before.
+ * The product rows stay as read here until the order commits: a writer of them waits for it (not a
+ * change of a product's stores, `product_store`, whose rows take no lock of the product's).
  */
 export async function linesUnavailableNow(trx: Db, context: BasketContext, lines: readonly PricedLine[]): Promise<PricedLine[]> {
   const products = await readBasketProducts(

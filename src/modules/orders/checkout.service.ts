@@ -14,7 +14,7 @@ import { NO_DELIVERY } from './no-delivery.js';
 import { recordCreated } from './order-states.js';
 import { findOrderByBasketVersion, findOrderByIdempotencyKey, insertOrder, insertOrderLines, setOrderCode } from './orders.repository.js';
 import { prepaymentReason, PAYMENT_METHODS, paymentMethodRefusal } from './payment-methods.js';
-import { holdStock } from './stock.repository.js';
+import { holdStock, keepProduct } from './stock.repository.js';
 
 type PricedBasket = basketCheckout.PricedBasket;
 
@@ -118,17 +118,20 @@ export async function placeOrder(trx: Db, actor: CheckoutActor, input: CheckoutI
   await recordCreated(trx, orderId, now);
   const lines = priced.lines.filter((line) => line.available);
   const stockBound = lines.map((line) => basketCheckout.shipsOnlyFromStock(line.product));
-  // Held in product id order, as stock.repository.ts takes several products' rows: two baskets with
-  // the same products added the other way round each held one and waited for the other (on
-  // PostgreSQL a deadlock, and one of the checkouts a 500).
-  const toHold = lines.filter((_, index) => stockBound[index]).sort((a, b) => a.product.id - b.product.id);
-  for (const line of toHold) {
-    if (!(await holdStock(trx, line.product.id, line.quantity)))
+  // Every line's product row is taken, in product id order as stock.repository.ts takes several
+  // products' rows (two baskets with the same products added the other way round each held one and
+  // waited for the other: on PostgreSQL a deadlock, one of the checkouts a 500). A line that ships
+  // from stock holds it (the row's update lock); any other keeps the row in share mode, so that a
+  // deactivation of an e-book waits for this order or is read below, and two orders of it share it.
+  const byProduct = lines.map((line, index) => ({ line, bound: stockBound[index]! })).sort((a, b) => a.line.product.id - b.line.product.id);
+  for (const { line, bound } of byProduct) {
+    if (!bound) await keepProduct(trx, line.product.id);
+    else if (!(await holdStock(trx, line.product.id, line.quantity)))
       throw conflict('checkout.outOfStock', { product: line.product.name, left: await freeStock(trx, line.product.id) });
   }
-  // The basket was priced before the holds; one that waited for a feed deactivating its product was
-  // made on the product as the feed left it. A line that cannot be ordered now is the 422 it is when
-  // the basket is priced after the change.
+  // The basket was priced before the rows were taken; a hold or share lock that waited for a writer
+  // of the product (a feed deactivating it) has the product as that writer left it. A line that
+  // cannot be ordered now is the 422 it is when the basket is priced after the change.
   const gone = await basketCheckout.linesUnavailableNow(trx, context, lines);
   if (gone.length > 0)
     throw new InvalidInputError(

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.js';
+import { lockRowsOnPostgres } from '../../db/row-lock.js';
 
 // Stock held for orders. product.web_stock is what the back office's feed says the web can sell;
 // product.reserved_quantity is what orders not yet handed over hold of it. Holding is one
@@ -17,6 +18,16 @@ export async function holdStock(trx: Db, productId: number, quantity: number): P
     .where(sql<boolean>`web_stock - reserved_quantity >= ${quantity}`)
     .executeTakeFirst();
   return Number(held.numUpdatedRows) > 0;
+}
+
+/**
+ * Keeps the product's row as it is until the order commits, for a line that holds no stock (a download,
+ * a preorder): its row in share mode on PostgreSQL, where a writer of the product (a deactivation)
+ * then waits for the order's commit, or the order for the writer's, and reads the product after it.
+ * Two orders of one e-book share the row. SQLite's one writer needs no lock.
+ */
+export async function keepProduct(trx: Db, productId: number): Promise<void> {
+  await lockRowsOnPostgres(trx, trx.selectFrom('product').select('id').where('id', '=', productId), 'share');
 }
 
 /** Gives back what the order's lines hold (an order that will not be paid, or was cancelled). */
