@@ -35,3 +35,63 @@ export async function planOfStatement(db: Kysely<Database>, statement: CompiledQ
     }
   });
 }
+
+/** What a statement read of a table when it ran, from PostgreSQL's EXPLAIN (ANALYZE, FORMAT JSON). */
+export interface RowsRead {
+  /** Every row (or index entry) the steps on the table produced or filtered out, over all their loops. */
+  total: number;
+  /** The most one step read in one loop (one group's count, say). */
+  mostInOneLoop: number;
+  /** The steps on the table: node, index, rows a loop and loops. */
+  steps: string[];
+}
+
+interface AnalyzedNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: AnalyzedNode[];
+}
+
+/**
+ * Runs the statement under EXPLAIN (ANALYZE, FORMAT JSON) (PostgreSQL only), in a transaction after
+ * the `set local` statements it ran after (as the code ran it), and sums the rows its steps on
+ * `table` read: the scans of the table and of its indexes (a bitmap's index scan and its heap scan
+ * both count, so a bound holds for either). Actual rows, not time: a bound on them holds on any machine.
+ */
+export async function rowsReadOfStatement(
+  db: Kysely<Database>,
+  statement: CompiledQuery,
+  table: string,
+  settings: readonly CompiledQuery[] = [],
+): Promise<RowsRead> {
+  if (!isPostgres(db)) throw new Error('rowsReadOfStatement: PostgreSQL only');
+  const { rows } = await db.transaction().execute(async (trx) => {
+    for (const setting of settings) await trx.executeQuery(setting);
+    return trx.executeQuery<{ 'QUERY PLAN': Array<{ Plan: AnalyzedNode }> | string }>({
+      ...statement,
+      sql: `explain (analyze, format json) ${statement.sql}`,
+    });
+  });
+  const raw = rows[0]!['QUERY PLAN'];
+  const root = (typeof raw === 'string' ? JSON.parse(raw) : raw) as Array<{ Plan: AnalyzedNode }>;
+  const read: RowsRead = { total: 0, mostInOneLoop: 0, steps: [] };
+  const visit = (node: AnalyzedNode, underTable: boolean) => {
+    const onTable = node['Relation Name'] === table || (underTable && node['Node Type'] === 'Bitmap Index Scan');
+    if (onTable) {
+      const perLoop = node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+      read.total += perLoop * node['Actual Loops'];
+      read.mostInOneLoop = Math.max(read.mostInOneLoop, perLoop);
+      read.steps.push(
+        `${node['Node Type']}${node['Index Name'] ? ` using ${node['Index Name']}` : ''}: ${perLoop} rows x ${node['Actual Loops']} loops`,
+      );
+    }
+    for (const child of node.Plans ?? []) visit(child, node['Relation Name'] === table);
+  };
+  visit(root[0]!.Plan, false);
+  return read;
+}

@@ -28,14 +28,18 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
   const registry = new Registry();
   const gauge = (name: string, help: string, labelNames: string[] = []) => new Gauge({ name, help, labelNames, registers: [registry] });
   const up = gauge('storefront_database_up', 'Whether the reads of this scrape answered (1) or failed (0)');
-  const jobs = gauge('storefront_jobs', 'Jobs in the outbox by status (pending, running, dead)', ['status']);
+  const jobs = gauge(
+    'storefront_jobs',
+    "Jobs in the outbox by status (pending, running, dead): the sum of the types' counts, each counted up to 10000",
+    ['status'],
+  );
   const oldest = gauge(
     'storefront_job_oldest_due_age_seconds',
     'How long the oldest due job (pending, or running with its claim run out) has waited; 0 when none waits',
   );
   const jobsByType = gauge(
     'storefront_jobs_by_type',
-    'Jobs in the outbox by type and status (pending, running, dead), for every type with such a job',
+    'Jobs in the outbox by type and status (pending, running, dead), for every type with such a job; counted up to 10000 (10000 means at least)',
     ['type', 'status'],
   );
   const oldestByType = gauge(
