@@ -24,8 +24,10 @@ import {
 // were counted from the period's end, so they were all due already: the mail named a retry day already past ("we
 // will try on <a day gone>", "save a new card before <a day gone>"), and the next hourly runs made every retry at
 // once, lapsing the subscription before the customer could save a card. A failure learned after its next retry's
-// time now counts the rest from when it was learned, at the normal intervals (1, 2 and 4 days apart); one learned
-// before that keeps the schedule from the period's end.
+// time now counts the rest from when it was learned, at the normal intervals (1, 2 and 4 days apart). So does one
+// learned more than an hour late but before that (a chargeback 23 hours on): kept on schedule, its retry came an hour
+// later and the mail said to save a card "before" it. One told within the hour (a decline, the gateway's latency)
+// keeps the schedule from the period's end.
 
 const clock = fixedClock(Date.now());
 let s: MailingShop;
@@ -47,7 +49,7 @@ const dayOf = (ms: number) => localTime(ms).date;
  * A SHELF5 subscriber whose renewal was charged (EveryPay `outcome`: the payment settled or declined there) but
  * whose answer and callback were lost: the charge is pending. `otherCard`: a second saved card, valid.
  */
-async function unheardRenewal(outcome: 'settled' | 'failed', otherCard = false) {
+async function unheardRenewal(outcome: 'settled' | 'failed', otherCard = false, middayUtc = false) {
   clock.set(Date.now());
   const subscriber = await activeShelfSubscriber(s);
   await setMailLanguage(s, subscriber.customer, 'en');
@@ -58,7 +60,8 @@ async function unheardRenewal(outcome: 'settled' | 'failed', otherCard = false) 
   }
   s.everypay.setCardOutcome(subscriber.token, outcome);
   // In the past, so that what follows happens at times the job worker (on the system's clock) runs the mails of.
-  const due = clock.now() - PAST;
+  // `middayUtc`: due at 12:00 UTC, so that a day after it and a day after 23 hours later are different days in the shop.
+  const due = middayUtc ? Math.floor((clock.now() - PAST) / DAY) * DAY + DAY / 2 : clock.now() - PAST;
   clock.set(due);
   await s.t.database.db
     .updateTable('subscription')
@@ -178,11 +181,37 @@ describe('a renewal failure the shop learns after its first retry was due', () =
     await billAt(learnedAt + 2 * DAY);
     expect(await subscriptionRow(s, renewal.id)).toMatchObject({ failed_attempts: 3, next_attempt_at: learnedAt + 6 * DAY });
   });
+});
 
-  it('a failure learned before its retry was due keeps the schedule from the period’s end', async () => {
-    const renewal = await unheardRenewal('settled');
-    clock.set(renewal.due + DAY - 60 * 60_000);
+describe('a renewal failure the shop learns late, before its first retry was due', () => {
+  it('a chargeback 23 hours on: the retry a full day after it (not an hour later), and the mail names that day', async () => {
+    const renewal = await unheardRenewal('settled', false, true);
+    const learnedAt = renewal.due + 23 * 60 * 60_000;
+    clock.set(learnedAt);
+    const since = s.smtp.mails.length;
     expect(answers(await s.everypay.setState(renewal.payment.reference, 'chargebacked'))).toEqual([[200, { outcome: 'applied' }]]);
-    expect(await subscriptionRow(s, renewal.id)).toMatchObject({ failed_attempts: 1, next_attempt_at: renewal.due + DAY });
+    expect(await subscriptionRow(s, renewal.id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: learnedAt + DAY });
+    const mails = await mailsReceivedBy(s, renewal.customer, since);
+    expect(mails).toHaveLength(1);
+    expect(mails[0]!.text).toContain(`save a new card in your account before ${dayOf(learnedAt + DAY)}`);
+    expect(dayOf(renewal.due + DAY)).not.toBe(dayOf(learnedAt + DAY));
+    expect(mails[0]!.text).not.toContain(dayOf(renewal.due + DAY));
+
+    // The run an hour on, when the retry on time was due, charges nothing.
+    const charges = (await chargesOf(s, renewal.id)).length;
+    await billAt(renewal.due + DAY);
+    expect(await chargesOf(s, renewal.id)).toHaveLength(charges);
+    expect(await subscriptionRow(s, renewal.id)).toMatchObject({ status: 'FAILED', failed_attempts: 1, next_attempt_at: learnedAt + DAY });
+  });
+
+  it('a decline told 30 minutes late (within the hour): the schedule from the period’s end, to the millisecond', async () => {
+    const renewal = await unheardRenewal('failed');
+    clock.set(renewal.due + 30 * 60_000);
+    expect(answers(await s.everypay.notify(renewal.payment.reference))).toEqual([[200, { outcome: 'applied' }]]);
+    expect(await subscriptionRow(s, renewal.id)).toMatchObject({
+      status: 'FAILED',
+      failed_attempts: 1,
+      next_attempt_at: renewal.due + DAY,
+    });
   });
 });

@@ -373,7 +373,7 @@ export async function applyChargeOutcome(
   }
   const failedAttempts = sub.failed_attempts + 1;
   // The attempt that failed was due at the period's end (the first) or at its retry's time, which only this
-  // transition writes: a failure learned after its next attempt's time counts the rest from now (periods.ts).
+  // transition writes: a failure learned over an hour after it was due counts the rest from now (periods.ts).
   const attemptDueAt = sub.failed_attempts > 0 && sub.next_attempt_at !== null ? Number(sub.next_attempt_at) : Number(sub.period_end);
   const retryAt = nextAttemptAt(failedAttempts, attemptDueAt, now);
   if (retryAt === null) {

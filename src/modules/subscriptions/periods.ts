@@ -41,21 +41,30 @@ export function proratedCents(differenceCents: number, now: number, periodStart:
 export const RETRY_AFTER_FIRST_FAILURE_DAYS = [1, 3, 7] as const;
 
 /**
+ * A failure learned more than this after its attempt was due is late (nextAttemptAt). Within it, a decline the
+ * gateway tells with its latency (a callback a few minutes on, retried) or an hourly billing run's keeps the
+ * schedule to the millisecond: on-time declines must not move their retries.
+ */
+export const LATE_FAILURE_AFTER_MS = 60 * 60_000;
+
+/**
  * When the next attempt is due after `failedAttempts` failures, the last of them an attempt due at `attemptDueAt`
  * (the period's end for the first, its retry's time for a retry) that the shop learned failed at `learnedAt`; null:
  * lapse. Each attempt comes its interval after the one before was due (1, 2 and 4 days: the days above), so a
- * failure told at once keeps the schedule from the period's end. One learned only once its next attempt was due
- * (a chargeback, weeks on; a refund in the gateway's portal, or a callback saying failed, that came late) counts the
- * rest from when it was learned, at the same intervals: the customer has the time to act a decline on time gives,
- * and its mail names that day. Counted from the period's end, every retry was due at once and the mail named a day
- * already past; the subscription lapsed within the next runs, before the customer could save a card.
+ * failure told within the hour (LATE_FAILURE_AFTER_MS) keeps the schedule from the period's end. One learned late
+ * (a chargeback, weeks on or 23 hours on; a refund in the gateway's portal, or a callback saying failed, that came
+ * late) gets its next attempt no sooner than a full interval after it was learned, and the rest at the same
+ * intervals: the customer has the time to act a decline on time gives, and its mail names that day. Counted from the
+ * period's end, a failure learned after its retry's time had every retry due at once (the mail named a day already
+ * past; the subscription lapsed within the next runs, before the customer could save a card), and one learned 23
+ * hours on had its retry an hour later, the mail telling the customer to save a new card "before" it.
  */
 export function nextAttemptAt(failedAttempts: number, attemptDueAt: number, learnedAt: number): number | null {
   const days = RETRY_AFTER_FIRST_FAILURE_DAYS[failedAttempts - 1];
   if (days === undefined) return null;
   const interval = (days - (RETRY_AFTER_FIRST_FAILURE_DAYS[failedAttempts - 2] ?? 0)) * DAY_MS;
   const onTime = attemptDueAt + interval;
-  return onTime > learnedAt ? onTime : learnedAt + interval;
+  return learnedAt - attemptDueAt > LATE_FAILURE_AFTER_MS ? Math.max(onTime, learnedAt + interval) : onTime;
 }
 
 /** Plans of one family replace each other (upgrade, downgrade); a client has one live subscription per family. */
