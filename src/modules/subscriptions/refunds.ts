@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Db } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import { systemClock, type Clock } from '../../infra/clock.js';
 import { enqueueJob } from '../../infra/jobs/queue.js';
 import type { JobHandler } from '../../infra/jobs/worker.js';
 import type { Logger } from '../../infra/logger.js';
@@ -321,11 +322,13 @@ export async function refundCharges(
  * fails the try, so the worker tries again later; after the last try the billing run still refunds it.
  * One the gateway refused for good ends the job (`refused`): trying again meets the same refusal.
  */
-export function subscriptionRefundHandler(deps: { db: Kysely<Database>; gateways: Gateways }): JobHandler {
+export function subscriptionRefundHandler(deps: { db: Kysely<Database>; gateways: Gateways; clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: { chargeId: number }, context) => {
     const charge = await findCharge(deps.db, Number(job.chargeId));
     if (charge?.state !== 'refund_due') return 'skipped';
-    const outcome = await refundCharge(deps.db, deps.gateways, charge, Date.now(), context.log);
+    // The runner's time, as a billing run's refund takes its run's: the refund and its mail are stamped by the app's clock.
+    const outcome = await refundCharge(deps.db, deps.gateways, charge, clock.now(), context.log);
     if (outcome === 'left') throw new Error(`the refund of subscription charge ${job.chargeId} is left for later`);
     return outcome;
   };

@@ -213,8 +213,13 @@ const BODIES: Record<SubscriptionMailKind, MessageKey> = {
   renewalChargedBack: 'subscriptions.mail.renewalChargedBackAlone',
 };
 
-export function answerDeadlineHandler(deps: { db: Kysely<Database> }): JobHandler {
-  return (job: { chargeId: number }) => mailUntoldOutcome(deps.db, Number(job.chargeId), Date.now());
+/**
+ * `clock`: the runner's (the system's when not given): the mail it queues is due by the clock the worker claims by,
+ * which by Date.now() under a test's clock a year back put it a year ahead of the worker, never sent.
+ */
+export function answerDeadlineHandler(deps: { db: Kysely<Database>; clock?: Clock }): JobHandler {
+  const clock = deps.clock ?? systemClock;
+  return (job: { chargeId: number }) => mailUntoldOutcome(deps.db, Number(job.chargeId), clock.now());
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.js';
+import { systemClock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { isErasedEmail } from '../../../infra/personal-data.js';
@@ -28,7 +29,9 @@ export async function queueCancellationMail(trx: Db, job: OrderCancelledMailJob,
 }
 
 export function orderCancelledMailHandler(deps: OrderMailDeps): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: OrderCancelledMailJob) => {
+    const now = clock.now();
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code || order.status !== 'CANCELLED' || Number(order.status_changed_at) !== job.cancelledAt) return 'skipped';
     // The buyer's data erased since (GDPR): nobody to write to.
@@ -36,7 +39,7 @@ export function orderCancelledMailHandler(deps: OrderMailDeps): JobHandler {
     const facts = job.paid
       ? await paidBackFacts(deps.db, order.id)
       : { returnedCents: 0, boughtCardsTakenOffCents: 0, boughtCardsSpentCents: 0 };
-    const mail = cancellationMail(order, { paid: job.paid, ...facts, ...(await storeOfMail(deps, order)) });
+    const mail = cancellationMail(order, { paid: job.paid, ...facts, ...(await storeOfMail(deps, order, now)) });
     await deps.mailer.send({ to: order.billing_email, ...mail });
     return 'sent';
   };

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { normaliseEmail } from '../../../infra/email-address.js';
 import type { Db } from '../../../db/database.js';
 import type { Database } from '../../../db/schema.js';
+import { systemClock, type Clock } from '../../../infra/clock.js';
 import { formatEuros, isLanguage, translate, type Language, type MessageKey } from '../../../i18n/index.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import { deadIfRefused } from '../../../infra/jobs/refused-for-good.js';
@@ -41,6 +42,8 @@ export interface OrderMailDeps {
   db: Kysely<Database>;
   mailer: Mailer;
   config: Pick<OrdersSection, 'checksumSecret' | 'orderPagePath'> & Partial<Pick<OrdersSection, 'giftDownloadsPath' | 'giftDownloadTtlMs'>>;
+  /** The runner's (the system's when not given): the time a mail is sent at, read once per mail. */
+  clock?: Clock;
 }
 
 export type OrderMailRecipient = 'buyer' | 'receiver';
@@ -62,15 +65,17 @@ export async function queueOrderMails(trx: Db, order: Pick<OrderRow, 'id' | 'bil
 }
 
 export function orderMailHandler(deps: OrderMailDeps): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: OrderMailJob) => {
+    const now = clock.now();
     const order = await findOrder(deps.db, job.orderId);
     // An order given up before its confirmation went (a full refund while the mail server refused)
     // is not confirmed after its buyer was told it is cancelled: the pickup and feedback mails ask the same.
     if (!order?.code || !PAID_STATUSES.includes(order.status)) return 'skipped';
     const lines = await linesOf(deps.db, [order.id]);
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
-    const { storeName, orderPageUrl } = await storeOfMail(deps, order);
-    const gift = await giftOfMail(deps, order);
+    const { storeName, orderPageUrl } = await storeOfMail(deps, order, now);
+    const gift = await giftOfMail(deps, order, now);
     const facts = {
       recipient: job.recipient,
       storeName,
@@ -93,12 +98,12 @@ export function orderMailHandler(deps: OrderMailDeps): JobHandler {
 
 /**
  * The store an order mail names and the buyer's link to the order's page there, with a checksum made
- * now. A store row gone (none is ever deleted) still gets the buyer their mail, without the page it cannot name.
+ * `now` (the mail's time). A store row gone (none is ever deleted) still gets the buyer their mail, without the page it cannot name.
  */
-export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow): Promise<StoreOfMail> {
+export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow, now: number): Promise<StoreOfMail> {
   const store = await getStore(deps.db, order.store_code);
   if (!store) return { storeName: order.store_code, orderPageUrl: null };
-  const checksum = orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now()));
+  const checksum = orderChecksum(await checksumSecret(deps.db, deps.config.checksumSecret, now));
   return { storeName: store.name, orderPageUrl: frontendOrderPage(store.frontendUrl, deps.config.orderPagePath, checksum, order) };
 }
 
@@ -107,7 +112,7 @@ export async function storeOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: Or
  * after the order was processed (so a mail sent again carries the same end); undefined for an order bought for nobody
  * else, or without downloads, or processed before receivers had keys (its receiver was told the buyer hands them on).
  */
-async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow): Promise<GiftOfMail | undefined> {
+async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow, now: number): Promise<GiftOfMail | undefined> {
   const { giftDownloadsPath, giftDownloadTtlMs } = deps.config;
   if (giftDownloadsPath === undefined || giftDownloadTtlMs === undefined) return undefined;
   const receiver = await giftReceiverOf(deps.db, order.id);
@@ -117,7 +122,7 @@ async function giftOfMail(deps: Omit<OrderMailDeps, 'mailer'>, order: OrderRow):
   // the processing's time of day said "ended" on the day the mail said it still worked (as gift cards end).
   const expiresAt = endOfLocalDay(localTime(receiver.createdAt + giftDownloadTtlMs).date);
   await recordGiftKeyEnd(deps.db, order.id, expiresAt);
-  const key = giftKeys(await checksumSecret(deps.db, deps.config.checksumSecret, Date.now())).of({ orderId: order.id, expiresAt });
+  const key = giftKeys(await checksumSecret(deps.db, deps.config.checksumSecret, now)).of({ orderId: order.id, expiresAt });
   const pageUrl = `${store.frontendUrl}${giftDownloadsPath}?key=${key}&language=${encodeURIComponent(order.language)}`;
   return { pageUrl, until: lastLocalDay(expiresAt) };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../../db/database.js';
-import { systemClock, type Clock } from '../../../infra/clock.js';
+import { systemClock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { isErasedEmail } from '../../../infra/personal-data.js';
@@ -57,22 +57,23 @@ export async function queuePickupMails(
   }
 }
 
-export function orderPickupMailHandler(deps: OrderMailDeps & { clock?: Clock }): JobHandler {
+export function orderPickupMailHandler(deps: OrderMailDeps): JobHandler {
   const clock = deps.clock ?? systemClock;
   return async (job: PickupMailJob) => {
+    const now = clock.now();
     const order = await findOrder(deps.db, job.orderId);
     if (!order?.code || !PAID.includes(order.status)) return 'skipped';
     const pickup = await findPickup(deps.db, order.id);
     if (!pickup || pickup.ready_at === null || pickup.collected_at !== null || pickup.collect_by === null) return 'skipped';
     if (job.kind === 'reminder') {
-      if (pickup.reports !== job.report || clock.now() >= endOfLocalDay(pickup.collect_by)) return 'skipped';
+      if (pickup.reports !== job.report || now >= endOfLocalDay(pickup.collect_by)) return 'skipped';
       if (job.recipient === 'buyer' && order.client_account_id !== null && !(await wantsOrderUpdateMails(deps.db, order.client_account_id)))
         return 'skipped';
     }
     const to = job.recipient === 'receiver' ? order.shipping_email : order.billing_email;
     // The person's data erased since (GDPR): nobody to write to.
     if (isErasedEmail(to)) return 'skipped';
-    const store = await storeOfMail(deps, order);
+    const store = await storeOfMail(deps, order, now);
     const shop = await pickupShop(deps.db, order);
     const orderPageUrl = job.recipient === 'buyer' ? store.orderPageUrl : null;
     await deps.mailer.send({

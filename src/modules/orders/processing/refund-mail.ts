@@ -1,4 +1,5 @@
 import type { Db } from '../../../db/database.js';
+import { systemClock } from '../../../infra/clock.js';
 import { enqueueJob } from '../../../infra/jobs/queue.js';
 import type { JobHandler } from '../../../infra/jobs/worker.js';
 import { isErasedEmail } from '../../../infra/personal-data.js';
@@ -31,11 +32,13 @@ export async function queueRefundMail(trx: Db, job: OrderRefundedMailJob, now: n
 }
 
 export function orderRefundedMailHandler(deps: OrderMailDeps): JobHandler {
+  const clock = deps.clock ?? systemClock;
   return async (job: OrderRefundedMailJob) => {
+    const now = clock.now();
     const order = await findOrder(deps.db, job.orderId);
     // The buyer's data erased since (GDPR): nobody to write to.
     if (!order?.code || isErasedEmail(order.billing_email)) return 'skipped';
-    await deps.mailer.send({ to: order.billing_email, ...refundMail(order, job, await storeOfMail(deps, order)) });
+    await deps.mailer.send({ to: order.billing_email, ...refundMail(order, job, await storeOfMail(deps, order, now)) });
     return 'sent';
   };
 }
