@@ -13,6 +13,7 @@ import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { createDatabase, type DatabaseHandle } from '../src/db/database.js';
 import { migrateToLatest } from '../src/db/migrate.js';
+import { systemClock } from '../src/infra/clock.js';
 import { createWorker } from '../src/infra/jobs/worker.js';
 import { createMailer } from '../src/infra/mail/mailer.js';
 import { processOrder } from '../src/modules/orders/processing/process-order.js';
@@ -48,7 +49,13 @@ async function main(): Promise<void> {
     await migrateToLatest(database);
     const log = pino({ level: 'silent' });
     const mailer = createMailer(config.mail, log);
-    const worker = createWorker({ database, handlers: buildJobHandlers({ database, config, mailer }), log, pollIntervalMs: 1000 });
+    const worker = createWorker({
+      database,
+      handlers: buildJobHandlers({ database, config, mailer }),
+      log,
+      pollIntervalMs: 1000,
+      clock: systemClock,
+    });
 
     await seed(database, true);
     let started = performance.now();

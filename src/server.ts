@@ -40,7 +40,10 @@ export async function serve(served: Config, options: ServeOptions): Promise<void
     const report = await seedDemo(database, { now: systemClock.now() });
     app.log.info(report, 'demo data ready');
   }
-  const jobs = config.jobs.worker === 'inline' ? createJobRunner(database, config, app.log.child({ component: 'worker' })) : undefined;
+  const jobs =
+    config.jobs.worker === 'inline'
+      ? createJobRunner(database, config, app.log.child({ component: 'worker' }), { clock: systemClock })
+      : undefined;
 
   let metrics: App | undefined;
   const stop = async () => {
@@ -75,7 +78,7 @@ export async function work(config: Config): Promise<void> {
   const log = privateLogger(config.logLevel, logDestination(config.logFormat)).child({ component: 'worker' });
   let jobs: JobRunner;
   try {
-    jobs = createJobRunner(database, config, log);
+    jobs = createJobRunner(database, config, log, { clock: systemClock });
   } catch (error) {
     return closing(database)(error);
   }

@@ -114,23 +114,27 @@ export function buildJobHandlers(deps: {
   config: Config;
   mailer: Mailer;
   gateways?: Gateways;
-  /** What the handlers that read the time read (the system's when not given; a test's moved clock). */
+  /**
+   * What every handler reads the time by (the system's when not given; a test's moved clock): the worker's, which
+   * claims their jobs by it. A handler by another clock queued its follow-up jobs (a verification mail after a
+   * registration's) at a time the worker did not reach, or stamped what it did out of step with the app.
+   */
   clock?: Clock;
 }): JobHandlers {
   const gateways = deps.gateways ?? workerGateways(deps.database, deps.config);
   const clock = deps.clock ?? systemClock;
   return {
-    [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
-    [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer }),
+    [ACCOUNT_MAIL_JOB]: accountMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer, clock }),
+    [NEWSLETTER_MAIL_JOB]: newsletterMailHandler({ db: deps.database.db, config: deps.config, mailer: deps.mailer, clock }),
     [COMPLETE_REGISTRATION_JOB]: completeRegistrationHandler(deps.config.conversions),
-    [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db }),
-    [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
-    [ORDER_CANCELLED_MAIL_JOB]: orderCancelledMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
+    [ORDER_PROCESSING_JOB]: orderProcessingHandler({ db: deps.database.db, clock }),
+    [ORDER_MAIL_JOB]: orderMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders, clock }),
+    [ORDER_CANCELLED_MAIL_JOB]: orderCancelledMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders, clock }),
     [ORDER_PICKUP_MAIL_JOB]: orderPickupMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders, clock }),
-    [ORDER_FEEDBACK_MAIL_JOB]: orderFeedbackMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config }),
-    [ORDER_REFUNDED_MAIL_JOB]: orderRefundedMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders }),
-    [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders }),
-    [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer }),
+    [ORDER_FEEDBACK_MAIL_JOB]: orderFeedbackMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config, clock }),
+    [ORDER_REFUNDED_MAIL_JOB]: orderRefundedMailHandler({ db: deps.database.db, mailer: deps.mailer, config: deps.config.orders, clock }),
+    [ORDER_HANDOFF_JOB]: orderHandoffHandler({ db: deps.database.db, config: deps.config.orders, clock }),
+    [PROFILE_MAIL_JOB]: profileMailHandler({ db: deps.database.db, mailer: deps.mailer, clock }),
     [BACK_IN_STOCK_MAIL_JOB]: backInStockMailHandler({
       db: deps.database.db,
       mailer: deps.mailer,
@@ -142,21 +146,24 @@ export function buildJobHandlers(deps: {
       mailer: deps.mailer,
       config: deps.config,
       recipients: offerRecipients,
+      clock,
     }),
     [BACK_IN_STOCK_CONFIRMATION_JOB]: backInStockConfirmationHandler({
       db: deps.database.db,
       config: deps.config.backInStock,
       mailer: deps.mailer,
+      clock,
     }),
     [BASKET_REMINDER_JOB]: basketReminderMailHandler({
       db: deps.database.db,
       mailer: deps.mailer,
       config: deps.config,
       marketingEmailOf,
+      clock,
     }),
     [SUBSCRIPTION_MAIL_JOB]: subscriptionMailHandler({ db: deps.database.db, mailer: deps.mailer, clock }),
-    [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db }),
-    [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways }),
+    [SUBSCRIPTION_ANSWER_DEADLINE_JOB]: answerDeadlineHandler({ db: deps.database.db, clock }),
+    [SUBSCRIPTION_REFUND_JOB]: subscriptionRefundHandler({ db: deps.database.db, gateways, clock }),
     [CONTACT_MAIL_JOB]: contactMailHandler({
       db: deps.database.db,
       mailer: deps.mailer,
@@ -216,14 +223,20 @@ export function workerGateways(database: DatabaseHandle, config: Config): Gatewa
   });
 }
 
-/** A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`. */
+/**
+ * A worker over the outbox with the real mailer: inside `serve` (WORKER=inline) or `storefront worker`.
+ * `clock`: the time of everything it runs, the app's (the system's in both; a test's moved clock): jobs are
+ * queued at the app's time, and a worker by another time ran them too early or never (createWorker).
+ * `gateways`: the configured ones when not given.
+ */
 export function createJobRunner(
   database: DatabaseHandle,
   config: Config,
   log: FastifyBaseLogger,
-  gateways: Gateways = workerGateways(database, config),
-  clock: Clock = systemClock,
+  options: { clock: Clock; gateways?: Gateways },
 ): JobRunner {
+  const { clock } = options;
+  const gateways = options.gateways ?? workerGateways(database, config);
   // At creation, not at start: a process without the card token key stops before it runs anything.
   const cardTokens = cardTokensFor({ databaseUrl: config.databaseUrl, cardTokenKeys: config.subscriptions.cardTokenKeys }, log);
   const mailer = createMailer(config.mail, log, refusedAddressBook(database.db, systemClock, log), () =>
@@ -235,6 +248,7 @@ export function createJobRunner(
     log,
     pollIntervalMs: config.jobs.pollIntervalMs,
     concurrency: config.jobs.concurrency,
+    clock,
   });
   let pruning: { stop(): void } | undefined;
   let orderSweep: { stop(): Promise<void> } | undefined;
@@ -250,36 +264,45 @@ export function createJobRunner(
     mailer,
     start() {
       worker.start();
-      pruning = schedulePruning(database.db, log, PRUNE_INTERVAL_MS, {
-        accessTokens: accessTokenPruning(),
-        socialSignIns: socialSignInPruning(),
-        sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
-        usedIdTokens: usedIdTokenPruning(),
-        baskets: basketPruning(),
-        basketReminderRecipients: basketReminderPruning(),
-        newsletterRequests: newsletterRequestPruning(),
-        usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
-        backInStockRequests: backInStockPruning(),
-        subscriptionCards: subscriptionCardPruning,
-        // Conditional per card: two workers expire each card once.
-        expiredGiftCards: (db, now) => expireCards(db, now),
-        integrationEvents: pruneIntegrationEvents,
-        bannerCtrHours: bannerCtrPruning,
-        refusedMailAddresses: pruneRefusedAddresses,
-      });
-      orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log });
-      backInStockScan = scheduleBackInStockScan(database.db, log);
-      wishlistOfferScanning = scheduleWishlistOfferScan(wishlistOfferScan(database, config), log, config.wishlist.offerScanIntervalMs);
-      basketReminderScan = scheduleBasketReminderScan(database.db, { config, marketingEmailOf }, log);
-      feedbackRequestScan = scheduleFeedbackRequestScan(database.db, config.orders, log);
-      subscriptionBilling = scheduleSubscriptionBilling({
-        db: database.db,
-        gateways,
-        cardTokens,
+      pruning = schedulePruning(
+        database.db,
         log,
-        concurrency: config.subscriptions.billingConcurrency,
-      });
-      webhookDispatch = scheduleWebhookDispatch({ db: database.db, log, intervalMs: config.jobs.pollIntervalMs });
+        PRUNE_INTERVAL_MS,
+        {
+          accessTokens: accessTokenPruning(),
+          socialSignIns: socialSignInPruning(),
+          sessionActions: sessionActionPruning(config.dataExport.sessionActionRetentionDays * 86_400_000),
+          usedIdTokens: usedIdTokenPruning(),
+          baskets: basketPruning(),
+          basketReminderRecipients: basketReminderPruning(),
+          newsletterRequests: newsletterRequestPruning(),
+          usedDownloadLinks: (db, now) => pruneUsedLinks(db, now),
+          backInStockRequests: backInStockPruning(),
+          subscriptionCards: subscriptionCardPruning,
+          // Conditional per card: two workers expire each card once.
+          expiredGiftCards: (db, now) => expireCards(db, now),
+          integrationEvents: pruneIntegrationEvents,
+          bannerCtrHours: bannerCtrPruning,
+          refusedMailAddresses: pruneRefusedAddresses,
+        },
+        clock,
+      );
+      orderSweep = scheduleOrderSweep({ db: database.db, config: config.orders, gateways, log }, clock);
+      backInStockScan = scheduleBackInStockScan(database.db, log, undefined, clock);
+      wishlistOfferScanning = scheduleWishlistOfferScan(
+        wishlistOfferScan(database, config),
+        log,
+        config.wishlist.offerScanIntervalMs,
+        clock,
+      );
+      basketReminderScan = scheduleBasketReminderScan(database.db, { config, marketingEmailOf }, log, clock);
+      feedbackRequestScan = scheduleFeedbackRequestScan(database.db, config.orders, log, clock);
+      subscriptionBilling = scheduleSubscriptionBilling(
+        { db: database.db, gateways, cardTokens, log, concurrency: config.subscriptions.billingConcurrency },
+        undefined,
+        clock,
+      );
+      webhookDispatch = scheduleWebhookDispatch({ db: database.db, log, intervalMs: config.jobs.pollIntervalMs, clock });
       categoryTotalsFold = scheduleCategoryTotalsFold(database.db, log);
     },
     async stop() {

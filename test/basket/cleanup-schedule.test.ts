@@ -35,7 +35,7 @@ it('deletes an old empty basket as the worker starts, and reports it as baskets'
 
   expect(await exists(emptied.id!)).toBe(true);
   const { log, lines } = recordingLogger();
-  const runner = createJobRunner(t.database, t.config, log);
+  const runner = createJobRunner(t.database, t.config, log, { clock: t.clock });
   runner.start();
   try {
     await vi.waitFor(

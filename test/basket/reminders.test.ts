@@ -15,7 +15,8 @@ import { checkout, checkoutForm, setUpShop, type Shop } from '../orders/helpers.
 import { add, basketOf, call, read } from './helpers.js';
 
 // A logged-in client's basket left alone for a day is mailed once (the worker's scan, driven here
-// with its `now`; the app's clock is moved by hand so that baskets change when the test says), to
+// with its `now`, to which the app's clock moves, as the worker runs the mails it queued by that clock;
+// the clock is moved by hand too so that baskets change when the test says), to
 // clients who may get marketing mail only, with their own lines priced as GET /basket prices them.
 // Each test starts 30 days after the one before, so the baskets of earlier tests are out of the
 // 7-day window and every scan sees only its own test's.
@@ -49,7 +50,11 @@ beforeEach(() => {
 });
 
 const deps = () => ({ config: t.config, marketingEmailOf });
-const scan = (now: number, database = t.database) => scanBasketReminders(database.db, deps(), now);
+/** The worker's scan at `now`: the app's clock (the worker's, which runs the mails it queues) moves there. */
+const scan = (now: number, database = t.database) => {
+  clock.set(now);
+  return scanBasketReminders(database.db, deps(), now);
+};
 /** A scan at `now` and the outbox run: how many reminders the scan queued. */
 async function remind(now: number): Promise<number> {
   const queued = await scan(now);
@@ -154,6 +159,7 @@ describe('a basket left alone', () => {
     const dave = await client();
     await add(t, bearer(dave), await book('Indeks'));
     const recorded = recordingStatements(t.database.db);
+    clock.set(base + 25 * HOUR);
     expect(await scanBasketReminders(recorded.db, deps(), base + 25 * HOUR)).toBe(1);
     const walk = recorded.statements.find((statement) => /from "basket" as "b"/.test(statement.sql) && /order by/.test(statement.sql));
     expect(walk, recorded.statements.map((statement) => statement.sql).join('\n')).toBeDefined();

@@ -25,8 +25,8 @@ import { call, companyMaster, invite } from './fixtures.js';
 // 409, and renewals count against the invitation limits.
 
 const DAY_MS = 86_400_000;
-// The app's clock. The worker mints links and runs the outbox on the system's, so the app's is moved
-// days on only to look at a link then, and back for the requests that queue mails. A test that asks
+// The app's clock, the worker's too (it mints links and runs the outbox by it). It is moved days on only
+// to look at a link then, and back for the requests that queue mails. A test that asks
 // again with the same form past the resubmit window starts that many windows back (startWindowsBack).
 const clock = fixedClock(Date.now());
 const startWindowsBack = (windows: number) => clock.set(Date.now() - windows * RESUBMIT_WINDOW_MS);

@@ -208,7 +208,7 @@ describe('a business registration of a person a company removed', () => {
   });
 
   it('two forms at once, applied by two workers at once: one new company and account, no job fails, the newest link works', async () => {
-    const other = createJobRunner(t.database, t.config, t.app.log);
+    const other = createJobRunner(t.database, t.config, t.app.log, { clock: t.clock });
     try {
       for (let round = 0; round < 4; round += 1) {
         const x = await removedFromA(t, 'worked');

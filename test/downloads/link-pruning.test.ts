@@ -25,7 +25,7 @@ it('deletes the records of expired links as the worker starts (and hourly after)
     .execute();
   // Real timers: the hourly run does not come within the test, so the one report is the start's.
   const { log, lines } = recordingLogger();
-  const runner = createJobRunner(t.database, t.config, log);
+  const runner = createJobRunner(t.database, t.config, log, { clock: t.clock });
   runner.start();
   try {
     await vi.waitFor(

@@ -7,11 +7,11 @@ import { checkout, checkoutForm, fill, orderLink, stockedBook, type Shop } from 
 /**
  * A new client's order of a book and a virtual card (`voucher`, with `giftCard`'s amount, recipient and
  * date) paid at the test gateway: PENDING_PROCESSING, its jobs not run yet. Answers the order's id and
- * a read of its status and code.
+ * a read of its status and code. `now`: when the buyer's account is made (the app's clock, when a test moves it).
  */
-export async function paidCardOrder(t: TestApp, shop: Shop, voucher: number, giftCard: Record<string, unknown>) {
+export async function paidCardOrder(t: TestApp, shop: Shop, voucher: number, giftCard: Record<string, unknown>, now?: number) {
   const db = t.database.db;
-  const buyer = await createCustomer(db);
+  const buyer = await createCustomer(db, { now });
   const who: Who = { bearer: buyer.token };
   await fill(t, who, [[await stockedBook(t, shop, 5), 1]]);
   expect((await call(t, 'POST', '/basket/add-product', who, { productId: voucher, quantity: 1, giftCard })).statusCode).toBe(200);

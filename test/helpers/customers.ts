@@ -27,10 +27,12 @@ export async function createCustomer(
     firstName?: string | null;
     lastName?: string | null;
     ofUser?: Pick<TestCustomer, 'clientAccountId'>;
+    /** When the account and its hour-long token are made: the app's clock, when a test moves it far from the system's. */
+    now?: number;
   } = {},
 ): Promise<TestCustomer> {
   sequence += 1;
-  const now = Date.now();
+  const now = options.now ?? Date.now();
   const kind = options.kind ?? 'SIMPLE';
   const user = options.ofUser ? { id: await userIdOf(db, options.ofUser) } : await newUser(db, options, now);
   const company =

@@ -4,8 +4,8 @@ export const MINUTE = 60_000;
 export const HOUR = 60 * MINUTE;
 
 /**
- * Rate limits and mail caps count in fixed windows of the system clock (infra/rate-limit.ts; the job
- * worker reads the real clock too). A test that counts up to a limit and runs across a window's end
+ * Rate limits and mail caps count in fixed windows of the system clock (infra/rate-limit.ts), unless the
+ * app (and its job worker) is given a clock of the test's. A test that counts up to a limit and runs across a window's end
  * counts in two windows and meets its limit late: one did, run across 17:00 UTC. Registered in a
  * file, this makes every test of it that would start less than `roomMs` before the end of a
  * `windowMs` window (the file's shortest, counted from the epoch as the limits are) wait for the

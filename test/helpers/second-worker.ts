@@ -8,7 +8,7 @@ import { engine, type TestApp } from './test-app.js';
  */
 export function secondWorker(t: TestApp): { database: DatabaseHandle; jobs: JobRunner; close(): Promise<void> } {
   const database = engine === 'postgres' ? createDatabase(t.config.databaseUrl) : t.database;
-  const jobs = createJobRunner(database, t.config, t.app.log);
+  const jobs = createJobRunner(database, t.config, t.app.log, { clock: t.clock });
   return {
     database,
     jobs,

@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createDatabase, type DatabaseHandle, type DatabaseOptions } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
-import type { Clock } from '../../src/infra/clock.js';
+import { systemClock, type Clock } from '../../src/infra/clock.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { databaseUrl } from '../setup/postgres-template.js';
 import { adminQuery, dropInBackground, scratchName, takeCopy, WITHOUT_JIT } from './postgres-scratch.js';
@@ -15,6 +15,8 @@ export interface TestApp {
   app: App;
   database: DatabaseHandle;
   config: Config;
+  /** The app's clock (options.clock, else the system's): its job runner's, and a second worker's (second-worker.ts). */
+  clock: Clock;
   /** The worker with the real mailer; tests run due jobs with drainJobs() instead of polling. */
   jobs: JobRunner;
   drainJobs(): Promise<number>;
@@ -106,12 +108,15 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     });
     await options.beforeReady?.(app);
     await app.ready();
-    // The app's clock reaches the jobs that read the time, as a moved clock's tests expect.
-    const jobs = createJobRunner(database, config, app.log, undefined, options.clock);
+    // The app's clock is the worker's too: jobs are claimed by the time they were queued at, and the jobs
+    // that read the time read it, as a moved clock's tests expect.
+    const clock = options.clock ?? systemClock;
+    const jobs = createJobRunner(database, config, app.log, { clock });
     return {
       app,
       database,
       config,
+      clock,
       jobs,
       drainJobs: () => jobs.worker.drain(),
       async close() {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CliUsageError } from '../../src/infra/cli-usage.js';
+import { systemClock } from '../../src/infra/clock.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 import { jobsCommand } from '../../src/infra/jobs/jobs.cli.js';
@@ -30,7 +31,7 @@ const defaults = { maxAttempts: 3 };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const job = (id: number): Promise<JobRow> => database.db.selectFrom('job').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const worker = (handlers: JobHandlers, extra: Partial<Parameters<typeof createWorker>[0]> = {}) =>
-  createWorker({ database, handlers, log: recordingLogger().log, pollIntervalMs: 10, ...extra });
+  createWorker({ database, handlers, log: recordingLogger().log, pollIntervalMs: 10, clock: systemClock, ...extra });
 
 describe(`the job queue on ${engine}`, () => {
   it('writes a job only when the transaction that enqueues it commits', async () => {
@@ -83,7 +84,7 @@ describe(`the job queue on ${engine}`, () => {
       database,
       log,
       pollIntervalMs: 10,
-      now: () => clock,
+      clock: { now: () => clock },
       backoffMs: (attempt) => attempt * 1000,
       handlers: {
         flaky: async () => {
@@ -115,6 +116,7 @@ describe(`the job queue on ${engine}`, () => {
       database,
       log,
       pollIntervalMs: 10,
+      clock: systemClock,
       handlers: {
         refused: async () => {
           calls.push('refused');
@@ -149,6 +151,7 @@ describe(`the job queue on ${engine}`, () => {
       database,
       log,
       pollIntervalMs: 10,
+      clock: systemClock,
       handlers: {
         broken: async () => {
           throw new PermanentJobFailure('the template is missing');
@@ -273,8 +276,22 @@ describe(`the job queue on ${engine}`, () => {
       const id = await enqueueJob(database.db, { type: 'slow', payload: {} }, defaults);
       // A lock long enough that a renewal (every third of it) is not missed when the whole suite
       // loads the machine: with 200 ms, a stall of the event loop past it let the second take over.
-      const first = createWorker({ database, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 600 });
-      const second = createWorker({ database: other, handlers: slow, log: recordingLogger().log, pollIntervalMs: 10, lockMs: 600 });
+      const first = createWorker({
+        database,
+        handlers: slow,
+        log: recordingLogger().log,
+        pollIntervalMs: 10,
+        lockMs: 600,
+        clock: systemClock,
+      });
+      const second = createWorker({
+        database: other,
+        handlers: slow,
+        log: recordingLogger().log,
+        pollIntervalMs: 10,
+        lockMs: 600,
+        clock: systemClock,
+      });
       const running = first.drain();
       // The second polls all along the first's run, three times its lock of 600 ms.
       let taken = 0;
@@ -308,8 +325,14 @@ describe(`the job queue on ${engine}`, () => {
       const busyB = { now: 0, max: 0 };
       const ids: number[] = [];
       for (let i = 0; i < 30; i += 1) ids.push(await enqueueJob(database.db, { type: 'count', payload: { i } }, defaults));
-      const a = createWorker({ database, handlers: handlers(busyA), log: recordingLogger().log, pollIntervalMs: 10 });
-      const b = createWorker({ database: other, handlers: handlers(busyB), log: recordingLogger().log, pollIntervalMs: 10 });
+      const a = createWorker({ database, handlers: handlers(busyA), log: recordingLogger().log, pollIntervalMs: 10, clock: systemClock });
+      const b = createWorker({
+        database: other,
+        handlers: handlers(busyB),
+        log: recordingLogger().log,
+        pollIntervalMs: 10,
+        clock: systemClock,
+      });
       const [ranA, ranB] = await Promise.all([a.drain(), b.drain()]);
       expect(ranA + ranB).toBe(30);
       expect(ranA).toBeGreaterThan(0);
@@ -334,12 +357,14 @@ describe(`the job queue on ${engine}`, () => {
       log,
       pollIntervalMs: 10,
       // The first poll fails as if the database were unreachable.
-      now: () => {
-        if (explode) {
-          explode = false;
-          throw new Error('database unreachable');
-        }
-        return Date.now();
+      clock: {
+        now: () => {
+          if (explode) {
+            explode = false;
+            throw new Error('database unreachable');
+          }
+          return Date.now();
+        },
       },
       handlers: {
         slow: async (_payload, { job: { id } }) => {

@@ -12,7 +12,7 @@ import { sample, scrape } from './metrics-text.js';
 // test app runs no worker of its own: jobs run only when a test drains them.
 
 const TOKEN = 'metrics-token-0123456789abcdef';
-// Behind the system's clock, which the worker's claims read: what the test clock makes due is due to them.
+// The worker's claims read the app's clock too: what the test clock makes due is due to them.
 const START = Date.now() - 86_400_000;
 const clock = fixedClock(START);
 let t: TestApp;
@@ -47,7 +47,7 @@ it("shows a type's pending jobs no worker runs and the age of its oldest due one
   // A job queued for later (a backoff, a reminder) is pending but waits for nothing yet.
   await enqueueJob(
     t.database.db,
-    { type: 'account.mail', payload: {}, runAt: Date.now() + 3_600_000 },
+    { type: 'account.mail', payload: {}, runAt: clock.now() + 3_600_000 },
     { maxAttempts: 8, now: clock.now() },
   );
   const waiting = await byType('account.mail');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
+import { systemClock } from '../../src/infra/clock.js';
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js';
 import { createJobRunner, type JobRunner } from '../../src/worker.js';
 import { askEmailChange, mailTo, registerVerified, uniqueEmail, type AccountsTestApp } from '../helpers/accounts.js';
@@ -34,8 +35,8 @@ beforeAll(async () => {
   const config = loadConfig({ ...env, LOG_LEVEL: 'silent', SMTP_URL: smtp.url, MAIL_DIR: dir });
   database = createDatabase(env.DATABASE_URL!);
   app = await buildApp(config, { database });
-  jobs = createJobRunner(database, config, app.log);
-  t = { app, database, config, jobs, smtp, drainJobs: () => jobs.worker.drain() } as unknown as AccountsTestApp;
+  jobs = createJobRunner(database, config, app.log, { clock: systemClock });
+  t = { app, database, config, clock: systemClock, jobs, smtp, drainJobs: () => jobs.worker.drain() } as unknown as AccountsTestApp;
 });
 
 afterAll(async () => {

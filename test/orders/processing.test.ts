@@ -85,6 +85,7 @@ describe('order.process', () => {
       handlers: buildJobHandlers({ database: t.database, config: t.config, mailer: t.jobs.mailer }),
       log: t.app.log,
       pollIntervalMs: 10,
+      clock: t.clock,
     });
     await Promise.all([t.drainJobs(), other.drain(), t.drainJobs(), other.drain()]);
     await t.drainJobs();

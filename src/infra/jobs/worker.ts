@@ -1,6 +1,7 @@
 import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { DatabaseHandle } from '../../db/database.js';
 import type { Database } from '../../db/schema.js';
+import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { JobRow } from './queue.js';
 import { causeOfType, PermanentJobFailure, RefusedForGood } from './refused-for-good.js';
@@ -47,7 +48,12 @@ export interface WorkerOptions {
    */
   lockMs?: number;
   backoffMs?: (attempt: number) => number;
-  now?: () => number;
+  /**
+   * The time jobs are claimed, retried, taken over and stamped by: the clock of the app that queues them
+   * (jobs are queued at its time, run_at = its now). By the system's while a test moved the app's clock, a
+   * month ahead nothing queued "now" came due, and a month behind a mail queued for a later day went at once.
+   */
+  clock: Clock;
 }
 
 const DEFAULT_LOCK_MS = 5 * 60_000;
@@ -65,7 +71,7 @@ export function createWorker(options: WorkerOptions): Worker {
   const { db } = database;
   const lockMs = options.lockMs ?? DEFAULT_LOCK_MS;
   const backoffMs = options.backoffMs ?? defaultBackoffMs;
-  const now = options.now ?? Date.now;
+  const now = () => options.clock.now();
   const concurrency = Math.max(1, options.concurrency ?? 1);
 
   // drain() runs one job at a time, each call behind the one before.
