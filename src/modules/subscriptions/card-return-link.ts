@@ -14,12 +14,25 @@ export interface CardReturnLinks {
   verify(cardId: number, checksum: unknown): boolean;
 }
 
-/** The return links of the API at `api`, signed with the secret the service made and keeps (app_secret). */
+/** The return links of the API at `api`, signed with the secret the service made (at `now`, when first) and keeps (app_secret). */
 export async function cardReturnLinks(db: Db, api: string, now: number): Promise<CardReturnLinks> {
   const secret = await sharedSecret(db, SECRET_NAME, undefined, now);
   const of = (cardId: number) => hmacHex(secret, `card-return:${cardId}`);
   return {
     url: (cardId) => `${api}/subscription-credit-card/return?cardId=${cardId}&checksum=${of(cardId)}`,
     verify: (cardId, checksum) => sameHmacHex(of(cardId), checksum),
+  };
+}
+
+/**
+ * The return links, made at the first request that needs them, at its action time (the secret needs the
+ * database, which is not read while the routes register), and made again after a failed read.
+ */
+export function lazyCardReturnLinks(db: Db, api: string): (now: number) => Promise<CardReturnLinks> {
+  let links: Promise<CardReturnLinks> | undefined;
+  return (now) => {
+    links ??= cardReturnLinks(db, api, now);
+    links.catch(() => (links = undefined));
+    return links;
   };
 }

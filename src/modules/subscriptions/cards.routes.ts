@@ -8,7 +8,7 @@ import { consumeRateLimit } from '../../infra/rate-limit.js';
 import { notFound } from '../../infra/domain-error.js';
 import { errors, StoreRequestHeaders, storeRouteErrors, success } from '../../http/schemas.js';
 import { isLanguage } from '../../i18n/index.js';
-import { cardReturnLinks } from './card-return-link.js';
+import { lazyCardReturnLinks } from './card-return-link.js';
 import { listCards, removeCard, setDefaultCard, settleCardReturn, startCardSaving } from './cards.service.js';
 import { CardListQuery, CardReturnQuery, CardSchema, IdParams, RedirectFormSchema } from './subscriptions.schemas.js';
 import { subscriberOf } from './subscriptions.repository.js';
@@ -29,11 +29,8 @@ export const CARD_SAVED_PATH = '/account/subscription-cards';
 export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (app, deps) => {
   const db = deps.database.db;
   const api = `${deps.config.publicUrl}${deps.config.basePath}`;
-  const returnLinks = await cardReturnLinks(db, api, Date.now());
-  const urls = {
-    returnUrl: returnLinks.url,
-    callbackUrl: (gateway: string) => `${api}/payment/${gateway}/callback`,
-  };
+  const returnLinks = lazyCardReturnLinks(db, api);
+  const callbackUrl = (gateway: string) => `${api}/payment/${gateway}/callback`;
   registerNoStore(app);
   const owner = async (request: FastifyRequest) => {
     const principal = await authenticate(db, request);
@@ -88,6 +85,7 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       await consumeRateLimit(db, `card-check:client:${principal.clientAccountId}`, limits.perClient, request.actionTime);
       const language = isLanguage(request.language) ? request.language : 'et';
       const who = { clientAccountId: principal.clientAccountId, storeCode: principal.storeCode, email, language };
+      const urls = { returnUrl: (await returnLinks(request.actionTime)).url, callbackUrl };
       return startCardSaving(db, { gateways: deps.gateways, urls }, who, request.ip, request.actionTime);
     },
   );
@@ -108,7 +106,7 @@ export const cardsRoutes: FastifyPluginAsyncTypebox<SubscriptionsDeps> = async (
       // Anyone may send this and a pending card's return asks the gateway: limited per address, before the checksum is read.
       await consumeRateLimit(db, `card-return:ip:${addressKey(request.ip)}`, deps.config.returnRateLimit, request.actionTime);
       const { cardId, checksum } = request.query;
-      if (!returnLinks.verify(cardId, checksum)) throw notFound('subscriptions.cardNotFound', { id: cardId });
+      if (!(await returnLinks(request.actionTime)).verify(cardId, checksum)) throw notFound('subscriptions.cardNotFound', { id: cardId });
       const card = await settleCardReturn(db, deps, cardId, request.actionTime);
       const store = card ? await deps.stores.get(card.store_code) : undefined;
       const saved = card?.state === 'ACTIVE';
