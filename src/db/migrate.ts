@@ -294,29 +294,35 @@ function withNestedTransactions(trx: Transaction<Database>, sqlite: BetterSqlite
       return typeof value === 'function' && !isGetter(target, key) ? (value as (...args: unknown[]) => unknown).bind(target) : value;
     },
   }) as unknown as Kysely<unknown>;
+  // How many times the transaction was begun again: a savepoint made before that is gone with the one it was of.
+  let begun = 0;
   const underSavepoint = {
     setIsolationLevel: () => underSavepoint,
     setAccessMode: () => underSavepoint,
     async execute<T>(work: (db: Kysely<unknown>) => Promise<T>): Promise<T> {
       savepoints = (savepoints + 1) % 1_000_000;
       const name = sql.raw(`"migration_${savepoints}"`);
+      const of = begun;
       await sql`savepoint ${name}`.execute(trx);
       try {
         const result = await work(nested);
-        await sql`release ${name}`.execute(trx);
+        // A savepoint within it caught the end of the whole transaction and went on: migrateSqlite fails the migration.
+        if (begun === of) await sql`release ${name}`.execute(trx);
         return result;
       } catch (error) {
         // An error that ended the whole transaction (INSERT OR ROLLBACK, RAISE(ROLLBACK), SQLITE_FULL) left
-        // no savepoint to go back to: the migration fails with that error, not with "no such savepoint".
-        if (sqlite.inTransaction) {
-          await sql`rollback to ${name}`.execute(trx);
-          await sql`release ${name}`.execute(trx);
-        } else {
+        // no savepoint to go back to (nor did it for a savepoint around this one, once a new transaction
+        // was begun): the migration fails with that error, not with "no such savepoint".
+        if (!sqlite.inTransaction) {
           ended.by ??= error;
+          begun += 1;
           ended.begunAgain = await sql`begin immediate`.execute(trx).then(
             () => true,
             () => false,
           );
+        } else if (begun === of) {
+          await sql`rollback to ${name}`.execute(trx);
+          await sql`release ${name}`.execute(trx);
         }
         throw error;
       }

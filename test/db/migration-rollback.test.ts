@@ -122,6 +122,68 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
     },
   );
 
+  // A savepoint within a savepoint: the inner one's error ended the whole transaction and a new one was
+  // begun, where the outer savepoint is not: going back to it failed with "no such savepoint", which hid
+  // the error that ended it.
+  it(
+    'fails with the error that ended the whole transaction inside a savepoint within a savepoint, not a missing savepoint',
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      const before = await executed(database);
+      const twoDeep: Migration = {
+        async up(db) {
+          await db.transaction().execute(async (outer) => {
+            await sql`create table nested_probe (id integer primary key)`.execute(outer);
+            await outer.transaction().execute(async (inner) => {
+              await sql`insert into nested_probe (id) values (1)`.execute(inner);
+              await sql`insert or rollback into nested_probe (id) values (1)`.execute(inner);
+            });
+          });
+        },
+      };
+      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: twoDeep });
+      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`);
+      expect(database.sqlite!.inTransaction).toBe(false);
+      expect(await executed(database)).toEqual(before);
+      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+    },
+  );
+
+  it(
+    'fails, naming the error, when a savepoint within a savepoint caught it ending the whole transaction and went on',
+    { timeout: 60_000 },
+    async () => {
+      const { database, close } = await openMigratedScratch();
+      open.push(close);
+      const before = await executed(database);
+      const goesOn: Migration = {
+        async up(db) {
+          await db.transaction().execute(async (outer) => {
+            await sql`create table nested_probe (id integer primary key)`.execute(outer);
+            await outer
+              .transaction()
+              .execute(async (inner) => {
+                await sql`insert into nested_probe (id) values (1)`.execute(inner);
+                await sql`insert or rollback into nested_probe (id) values (1)`.execute(inner);
+              })
+              .catch(() => undefined);
+            await sql`create table after_probe (id integer primary key)`.execute(outer);
+          });
+        },
+      };
+      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
+      await expect(failing).rejects.toThrow(
+        `Migration failed in migration ${NESTED}: its transaction was ended inside it by "UNIQUE constraint failed: nested_probe.id"`,
+      );
+      expect(database.sqlite!.inTransaction).toBe(false);
+      expect(await executed(database)).toEqual(before);
+      const tables = (await database.db.introspection.getTables()).map((table) => table.name).filter((name) => name.endsWith('_probe'));
+      expect(tables).toEqual([]);
+    },
+  );
+
   // A migration that catches such an error and goes on would otherwise run the rest in autocommit: each
   // later statement committed on its own, and its kysely_migration row too, then "cannot commit - no
   // transaction is active" with the migration recorded as applied.
