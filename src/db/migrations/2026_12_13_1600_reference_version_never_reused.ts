@@ -7,7 +7,7 @@ import { PostgresAdapter } from 'kysely';
 // to a replica, a point-in-time restore) can lose a commit that readers already saw, its bump with
 // it. Bumped as `version + 1`, the next change then gave the lost number again, to other data, and a
 // process that kept products (basket-product-cache.ts) or a tree (reference-cache.ts) under that
-// number kept them: stale prices for as long as the version stood. Readers compare versions for
+// number kept them (a basket's products up to CATALOGUE_CACHE_TTL_MS, the trees up to a minute). Readers compare versions for
 // equality only, so any new value will do: a bump now sets the greater of version + 1 and the
 // server's clock in microseconds since 1970 (about 1.8e15, within a JavaScript number's exact
 // integers until the year 2255; the column is a bigint). The first bump after this migration jumps
