@@ -151,3 +151,27 @@ it('counts at most 10,000 jobs of a type and status, so a backlog costs a scrape
   await t.database.db.deleteFrom('job').where('type', '=', type).execute();
   expect(await byType(type)).toMatchObject({ pending: undefined, age: undefined });
 });
+
+it('tells the jobs of a type that failed for good in the last hour, also once its dead are past the count', async () => {
+  // Dead jobs are kept until retried: after an outage killed 10,000 of a type its dead count stays at the
+  // cap, and an alert on that count going up never fires again (found by the review of the cap). What
+  // died in the last hour still moves (docs/deployment.md's StorefrontJobsDead).
+  const type = 'metrics-test.dead-flood';
+  const longAgo = clock.now() - 7 * 86_400_000;
+  await sql`
+    with recursive n (i) as (select 0 union all select i + 1 from n where i < ${COUNTED_UP_TO - 1})
+    insert into job (type, payload, status, attempts, max_attempts, run_at, created_at, updated_at)
+    select ${type}, '{}', 'dead', 8, 8, cast(${longAgo} as bigint) + i, ${longAgo}, ${longAgo} from n`.execute(t.database.db);
+  const died = async () => sample(await scrape(t, TOKEN), 'storefront_jobs_died_last_hour_by_type', { type });
+  expect(await byType(type)).toMatchObject({ dead: COUNTED_UP_TO });
+  expect(await died()).toBeUndefined();
+  // Another of the type fails for good (no handler: its one attempt fails).
+  await enqueueJob(t.database.db, { type, payload: {}, runAt: clock.now(), maxAttempts: 1 }, { maxAttempts: 1, now: clock.now() });
+  await t.drainJobs();
+  expect(await byType(type)).toMatchObject({ dead: COUNTED_UP_TO });
+  expect(await died()).toBe(1);
+  // An hour on, it is no longer news.
+  clock.advance(3_600_001);
+  expect(await died()).toBeUndefined();
+  await t.database.db.deleteFrom('job').where('type', '=', type).execute();
+});

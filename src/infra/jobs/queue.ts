@@ -87,6 +87,8 @@ export interface JobBacklog {
   pending: number;
   running: number;
   dead: number;
+  /** Jobs that failed for good in the hour before the scrape (by their updated_at), counted up to JOB_BACKLOG_COUNT_CAP. */
+  diedLastHour: number;
   /** Milliseconds since the oldest due job (pending, or running with its claim run out) became due; 0 when none is due. */
   oldestDueMs: number;
   /** The same per job type, for every type with a pending, running or dead job, in type order. */
@@ -98,12 +100,17 @@ export interface JobTypeBacklog {
   pending: number;
   running: number;
   dead: number;
+  /** Its jobs that failed for good in the hour before the scrape. */
+  diedLastHour: number;
   /** Milliseconds since the type's oldest due job became due (a pending one, or a running one whose claim ran out); 0 when none is due. */
   oldestDueMs: number;
 }
 
 /** The statuses the backlog counts (the statement's own list). */
 type BacklogStatus = 'pending' | 'running' | 'dead';
+
+/** The window of JobBacklog's diedLastHour. */
+const DIED_WINDOW_MS = 3_600_000;
 
 /**
  * Past this many jobs of one type and status the backlog's count stops ("10000 means at least"): a
@@ -124,6 +131,9 @@ export const JOB_BACKLOG_COUNT_CAP = 10_000;
  * A running job whose claim ran out (its worker stopped: killed, or WORKER=off since) counts as running
  * and waits since its claim ran out, as the workers take such jobs over first: read through
  * job_status_locked_until_idx, one row each (running jobs are as few as the workers' claims).
+ * The jobs that failed for good in the last hour, per type: up to JOB_BACKLOG_COUNT_CAP of them in all,
+ * through job_status_updated_idx (status, updated_at). Dead jobs are kept until retried, so their count
+ * stays at the cap after a flood; what died lately is what an alert can follow.
  */
 export async function jobBacklog(db: Kysely<Database>, now: number): Promise<JobBacklog> {
   // PostgreSQL plans the count of a type by the type's estimated size, and for one it takes to be under
@@ -141,22 +151,24 @@ export async function jobBacklog(db: Kysely<Database>, now: number): Promise<Job
   for (const row of rows) {
     let entry = types.get(row.type);
     if (entry === undefined) {
-      entry = { type: row.type, pending: 0, running: 0, dead: 0, oldestDueMs: 0, dueSince: undefined };
+      entry = { type: row.type, pending: 0, running: 0, dead: 0, diedLastHour: 0, oldestDueMs: 0, dueSince: undefined };
       types.set(row.type, entry);
     }
     // The orphaned running jobs, counted among the running already: only when they became due.
-    if (row.status !== 'orphaned') entry[row.status as BacklogStatus] = Number(row.count);
+    if (row.status === 'died') entry.diedLastHour = Number(row.count);
+    else if (row.status !== 'orphaned') entry[row.status as BacklogStatus] = Number(row.count);
     if (row.due_since !== null && row.due_since !== undefined)
       entry.dueSince = Math.min(entry.dueSince ?? Number.POSITIVE_INFINITY, Number(row.due_since));
   }
   const byType = [...types.values()]
     .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))
     .map(({ dueSince, ...entry }) => ({ ...entry, oldestDueMs: dueSince === undefined ? 0 : Math.max(0, now - dueSince) }));
-  const sum = (status: BacklogStatus) => byType.reduce((total, entry) => total + entry[status], 0);
+  const sum = (status: BacklogStatus | 'diedLastHour') => byType.reduce((total, entry) => total + entry[status], 0);
   return {
     pending: sum('pending'),
     running: sum('running'),
     dead: sum('dead'),
+    diedLastHour: sum('diedLastHour'),
     oldestDueMs: byType.reduce((oldest, entry) => Math.max(oldest, entry.oldestDueMs), 0),
     byType,
   };
@@ -185,6 +197,13 @@ async function backlogRows(db: Db, now: number) {
     select 'orphaned', type, count(*), min(locked_until)
     from job
     where status = 'running' and locked_until < ${now}
+    group by type
+    union all
+    select 'died', type, count(*), null
+    from (
+      select type from job where status = 'dead' and updated_at >= ${now - DIED_WINDOW_MS}
+      order by updated_at limit ${JOB_BACKLOG_COUNT_CAP}
+    ) died
     group by type`.execute(db);
   return rows;
 }

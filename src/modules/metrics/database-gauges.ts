@@ -42,6 +42,11 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
     'Jobs in the outbox by type and status (pending, running, dead), for every type with such a job; counted up to 10000 (10000 means at least)',
     ['type', 'status'],
   );
+  const diedByType = gauge(
+    'storefront_jobs_died_last_hour_by_type',
+    'Jobs of each type that failed for good (dead) in the hour before the scrape, for every type with one; counted up to 10000 in all. Above 0: see `storefront jobs list --status=dead`',
+    ['type'],
+  );
   const oldestByType = gauge(
     'storefront_job_oldest_due_age_seconds_by_type',
     "How long each type's oldest due job (pending, or running with its claim run out) has waited; 0 when none is due: climbing, no worker runs that type",
@@ -90,9 +95,11 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
         oldest.set(backlog.oldestDueMs / 1000);
         // A type whose last such job ran or was retried leaves the series, as it leaves the outbox.
         jobsByType.reset();
+        diedByType.reset();
         oldestByType.reset();
         for (const entry of backlog.byType) {
           for (const status of ['pending', 'running', 'dead'] as const) jobsByType.set({ type: entry.type, status }, entry[status]);
+          if (entry.diedLastHour > 0) diedByType.set({ type: entry.type }, entry.diedLastHour);
           // A running job whose claim ran out (its worker stopped) waits as a due pending one does.
           if (entry.pending > 0 || entry.running > 0) oldestByType.set({ type: entry.type }, entry.oldestDueMs / 1000);
         }
@@ -109,6 +116,7 @@ export function databaseGauges(database: DatabaseHandle, clock: Clock, log: Gaug
           jobs,
           oldest,
           jobsByType,
+          diedByType,
           oldestByType,
           search,
           stuckCharges,
