@@ -46,10 +46,17 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   const db = database.db;
   app.decorateRequest('exportUser', null);
   const exportAuth = createExportAuth(db, config.dataExport);
+  // A request is counted at the time it is counted (its time carried forward by the real time it has
+  // taken since authenticate saw it), in the limit's window then. Counted at its own time seconds later (after
+  // its settle wait, up to DATA_EXPORT_SETTLE_MS and a second), it landed in the window before, and the
+  // counter, one row a key, took the count of the window begun meanwhile back to one.
+  const arrived = new WeakMap<FastifyRequest, number>();
+  const countedAt = (request: FastifyRequest) => request.actionTime + (Date.now() - (arrived.get(request) ?? Date.now()));
   // Credentials, and a user already past its limit refused (429) without a count: each request is
   // counted by countRequest, a read once its cut is decided (below).
   const authenticate = async (request: FastifyRequest) => {
     if (request.method === 'OPTIONS') return;
+    arrived.set(request, Date.now());
     try {
       request.exportUser = await exportAuth.authenticate({
         authorization: request.headers.authorization,
@@ -68,7 +75,7 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   const countRequest = async (request: FastifyRequest) => {
     if (request.exportUser === null || counted.has(request)) return;
     counted.add(request);
-    await exportAuth.countRequest(request.exportUser, request.actionTime);
+    await exportAuth.countRequest(request.exportUser, countedAt(request));
   };
   // A request answered before it was counted (a 400 for its query, a failure) counts all the same:
   // every request of a user counts once, as when the count was taken with the credentials. Before its
@@ -76,7 +83,7 @@ export const dataExportRoutes: FastifyPluginAsyncTypebox<DataExportDeps> = async
   app.addHook('onSend', async (request, _reply, payload) => {
     if (request.exportUser !== null && !counted.has(request)) {
       counted.add(request);
-      await exportAuth.countAnswered(request.exportUser, request.actionTime);
+      await exportAuth.countAnswered(request.exportUser, countedAt(request));
     }
     return payload;
   });
