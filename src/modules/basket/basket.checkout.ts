@@ -81,8 +81,8 @@ const dropDelivery = (trx: Db, basket: BasketRow, now: number) =>
  * share mode for a line that holds no stock, a digital product): on PostgreSQL a lock that waited for
  * a writer of the product (a feed's deactivation batch) is taken on the row as that writer committed
  * it, while the basket was priced from the row before (test/orders/checkout-of-deactivated-product.test.ts).
- * The product rows stay as read here until the order commits: a writer of them waits for it (not a
- * change of a product's stores, `product_store`, whose rows take no lock of the product's).
+ * The product rows stay as read here until the order commits: a writer of them waits for it (so does
+ * a change of a product's stores, `product_store`: the products feed's line takes the product's row first).
  */
 export async function linesUnavailableNow(trx: Db, context: BasketContext, lines: readonly PricedLine[]): Promise<PricedLine[]> {
   const products = await readBasketProducts(
