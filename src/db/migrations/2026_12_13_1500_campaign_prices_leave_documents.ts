@@ -1,4 +1,5 @@
 import { PostgresAdapter, sql, type Kysely } from 'kysely';
+import { documentBody } from './2026_11_24_1600_create_product_document.js';
 
 // On PostgreSQL a campaign's writes no longer refresh the documents of the products it prices. Every
 // campaign_price row written refreshed its product's document (its `cp`, the campaign prices:
@@ -52,9 +53,22 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return;
+  // A campaign line in flight wrote its prices through the functions above, which refresh nothing: the
+  // campaigns' writers are waited for (and the next wait for this commit), so what is read below is final.
+  await sql`lock table campaign, campaign_price in share mode`.execute(db);
   await replace(db, 'product_document_child_changed', `${SKIPPED} ${CHILD_CHANGED}`);
   await replace(db, 'product_document_campaign_changed', CAMPAIGN_CHANGED);
   // The release before reads every document's cp: each made exact, as the jobs not yet run would have
-  // made it, and a product a campaign stopped pricing too (in id order, as the triggers lock them).
-  await sql`select product_document_refresh(id) from (select id from product order by id) ids`.execute(db);
+  // made it, and a product a campaign stopped pricing too. Only cp, in one statement, and not through
+  // product_document_refresh: that takes each product's advisory lock until this commits, and the shared
+  // lock table holds about max_locks_per_transaction x max_connections of them for every session (a
+  // catalogue past ~10,000 products failed "out of shared memory" on a default server). Its inputs are
+  // held still above; a writer of another input rebuilds a whole document, with the same cp.
+  await sql
+    .raw(
+      `update product_document d set body = jsonb_set(d.body::jsonb, '{cp}', f.cp)::text
+      from (select p.id, (${documentBody(true)})::jsonb -> 'cp' as cp from product p) f
+      where f.id = d.product_id and d.body::jsonb -> 'cp' is distinct from f.cp`,
+    )
+    .execute(db);
 }
