@@ -196,3 +196,33 @@ describe.skipIf(engine !== 'postgres')('a campaign line and a change of the stor
     await expectBoth({ stores: ['WEB'], category: 'CR-B', price: 4 });
   }, 90_000);
 });
+
+describe.skipIf(engine !== 'postgres')("a campaign's stamp jobs", () => {
+  it("rebuild the documents after the stamps' commit: a stock line of a stamped product does not wait for a rebuild", async () => {
+    expect((await t.run('shops', [{ code: 'SHOP-CR', names: { et: 'Kauplus' }, city: 'Tallinn', webStock: true }])).outcomes).toEqual({
+      created: 1,
+    });
+    expect((await t.run('campaigns', [campaign('CR-THIRD', 3)])).outcomes).toEqual({ created: 1 });
+    // A writer of the first product's document in flight (a products line, an author's rename): it
+    // holds the product's refresh lock, which the job's rebuild waits for.
+    const hold = await db().startTransaction().execute();
+    let jobs: Promise<unknown> | undefined;
+    let stock: { run: Promise<unknown>; waited: boolean } | undefined;
+    try {
+      await sql`select pg_advisory_xact_lock(1600024, (${ids[0]!}::bigint % 2147483647)::int)`.execute(hold);
+      jobs = t.drainJobs();
+      jobs.catch(() => {});
+      await until('the job to wait on the refresh lock', async () => (await lockWaiters(db())) >= 1);
+      stock = await endsOrWaits('stock line', () => t.run('stock', [{ product: code(1), shop: 'SHOP-CR', quantity: 7 }]), 1);
+    } finally {
+      await hold.commit().execute();
+    }
+    const [stocked] = await Promise.all([stock.run, jobs]);
+    expect(stock.waited).toBe(false);
+    expect((stocked as Summary).outcomes).toEqual({ created: 1 });
+    const { rows } = await sql<{ kept: string; fresh: string }>`
+      select d.body as kept, ${sql.raw(documentBody(true))} as fresh
+      from product p join product_document d on d.product_id = p.id where p.id in (${ids[0]!}, ${ids[1999]!})`.execute(db());
+    for (const row of rows) expect(JSON.parse(row.kept)).toEqual(JSON.parse(row.fresh));
+  }, 90_000);
+});
