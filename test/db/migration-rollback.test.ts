@@ -13,6 +13,7 @@ import { engine, migratedScratchDatabase, openMigratedScratch } from '../helpers
 // run failed on "table halfway_probe already exists").
 
 const PROBE = '2099_01_01_0000_test_fails_halfway';
+const NESTED = '2099_01_01_0000_test_nested_transactions';
 
 /** A table, a column and a changed row, then (when `fails`) a statement that fails. */
 const probe = (fails: boolean): Migration => ({
@@ -43,6 +44,24 @@ async function executed(database: DatabaseHandle): Promise<string[]> {
   return rows.map((row) => row.name);
 }
 
+/** The tables the migrations of these tests make (`..._probe`). */
+async function probeTables(database: DatabaseHandle): Promise<string[]> {
+  return (await database.db.introspection.getTables()).map((table) => table.name).filter((name) => name.endsWith('_probe'));
+}
+
+/** `migration`, run as NESTED, fails with `message`: no transaction left open, nothing recorded. */
+async function expectFailsUnrecorded(database: DatabaseHandle, migration: Migration, message: string): Promise<void> {
+  const before = await executed(database);
+  await expect(migrateToLatest(database, undefined, { ...migrations, [NESTED]: migration })).rejects.toThrow(message);
+  expect(database.sqlite!.inTransaction).toBe(false);
+  expect(await executed(database)).toEqual(before);
+}
+
+/** NESTED, fixed (it does nothing now), runs. */
+async function expectRunsAgain(database: DatabaseHandle): Promise<void> {
+  expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+}
+
 describe('a migration that fails halfway', () => {
   it('rolls back whole, is not recorded, and runs once it is fixed', { timeout: 60_000 }, async () => {
     const { database, close } = await openMigratedScratch();
@@ -62,8 +81,6 @@ describe('a migration that fails halfway', () => {
 });
 
 describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a savepoint of the one migrate opens", () => {
-  const NESTED = '2099_01_01_0000_test_nested_transactions';
-
   it(
     "gives Kysely's API as the transaction does (db.fn, the schema builder, sql), and a failure goes back to its savepoint",
     { timeout: 60_000 },
@@ -115,10 +132,12 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
           });
         },
       };
-      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: rollsBackAll });
-      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`);
-      expect(database.sqlite!.inTransaction).toBe(false);
-      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+      await expectFailsUnrecorded(
+        database,
+        rollsBackAll,
+        `Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`,
+      );
+      await expectRunsAgain(database);
     },
   );
 
@@ -131,7 +150,6 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
     async () => {
       const { database, close } = await openMigratedScratch();
       open.push(close);
-      const before = await executed(database);
       const twoDeep: Migration = {
         async up(db) {
           await db.transaction().execute(async (outer) => {
@@ -143,11 +161,8 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
           });
         },
       };
-      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: twoDeep });
-      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`);
-      expect(database.sqlite!.inTransaction).toBe(false);
-      expect(await executed(database)).toEqual(before);
-      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+      await expectFailsUnrecorded(database, twoDeep, `Migration failed in migration ${NESTED}: UNIQUE constraint failed: nested_probe.id`);
+      await expectRunsAgain(database);
     },
   );
 
@@ -157,7 +172,6 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
     async () => {
       const { database, close } = await openMigratedScratch();
       open.push(close);
-      const before = await executed(database);
       const goesOn: Migration = {
         async up(db) {
           await db.transaction().execute(async (outer) => {
@@ -173,30 +187,24 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
           });
         },
       };
-      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
-      await expect(failing).rejects.toThrow(
+      await expectFailsUnrecorded(
+        database,
+        goesOn,
         `Migration failed in migration ${NESTED}: its transaction was ended inside it by "UNIQUE constraint failed: nested_probe.id"`,
       );
-      expect(database.sqlite!.inTransaction).toBe(false);
-      expect(await executed(database)).toEqual(before);
-      const tables = (await database.db.introspection.getTables()).map((table) => table.name).filter((name) => name.endsWith('_probe'));
-      expect(tables).toEqual([]);
+      expect(await probeTables(database)).toEqual([]);
     },
   );
 
   // A migration that catches such an error and goes on would otherwise run the rest in autocommit: each
   // later statement committed on its own, and its kysely_migration row too, then "cannot commit - no
   // transaction is active" with the migration recorded as applied.
-  const tables = async (database: DatabaseHandle) =>
-    (await database.db.introspection.getTables()).map((table) => table.name).filter((name) => name.endsWith('_probe'));
-
   it(
     'fails, recorded nowhere, when it caught its nested transaction ending the whole one and went on: what it ran after is rolled back too',
     { timeout: 60_000 },
     async () => {
       const { database, close } = await openMigratedScratch();
       open.push(close);
-      const before = await executed(database);
       const goesOn: Migration = {
         async up(db) {
           await db
@@ -210,14 +218,13 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
           await sql`create table after_probe (id integer primary key)`.execute(db);
         },
       };
-      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
-      await expect(failing).rejects.toThrow(
+      await expectFailsUnrecorded(
+        database,
+        goesOn,
         `Migration failed in migration ${NESTED}: its transaction was ended inside it by "UNIQUE constraint failed: nested_probe.id"`,
       );
-      expect(database.sqlite!.inTransaction).toBe(false);
-      expect(await executed(database)).toEqual(before);
-      expect(await tables(database)).toEqual([]);
-      expect(await migrateToLatest(database, undefined, { ...migrations, [NESTED]: { up: async () => {} } })).toEqual([NESTED]);
+      expect(await probeTables(database)).toEqual([]);
+      await expectRunsAgain(database);
     },
   );
 
@@ -227,7 +234,6 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
     async () => {
       const { database, close } = await openMigratedScratch();
       open.push(close);
-      const before = await executed(database);
       const goesOn: Migration = {
         async up(db) {
           await sql`create table nested_probe (id integer primary key)`.execute(db);
@@ -236,12 +242,9 @@ describe.runIf(engine === 'sqlite')("SQLite: a migration's own transaction, a sa
           await sql`create table after_probe (id integer primary key)`.execute(db);
         },
       };
-      const failing = migrateToLatest(database, undefined, { ...migrations, [NESTED]: goesOn });
-      await expect(failing).rejects.toThrow(`Migration failed in migration ${NESTED}: its transaction was ended inside it`);
-      expect(database.sqlite!.inTransaction).toBe(false);
-      expect(await executed(database)).toEqual(before);
+      await expectFailsUnrecorded(database, goesOn, `Migration failed in migration ${NESTED}: its transaction was ended inside it`);
       // Ran in autocommit, past the point anything could roll it back: the message says so.
-      expect(await tables(database)).toEqual(['after_probe']);
+      expect(await probeTables(database)).toEqual(['after_probe']);
     },
   );
 });
