@@ -10,6 +10,7 @@ import { createCustomer, emailOf, type TestCustomer } from '../helpers/customers
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { createTestApp, engine, type TestApp } from '../helpers/test-app.js';
 import { T0, exportUser, insertProduct, insertSales, ymdHis } from './fixtures.js';
+import { copiesOfProduct } from '../helpers/catalogue.js';
 
 // A writer whose transaction commits later than DATA_EXPORT_SETTLE_MS after it stamped its rows: a
 // partner that reads the window of the stamp meanwhile (ended and settled, the row not committed
@@ -78,19 +79,11 @@ describe.skipIf(engine !== 'postgres')('a product feed that deactivates the unli
     for (let i = 0; i < 501; i += 1) codes.push(`DEACT-${String(i).padStart(3, '0')}`);
     // One fixture product, copied 500 times in one statement (each store row with it).
     const template = await insertProduct(db, { code: codes[0]!, createdAt: T0 });
-    const { rows: columns } = await sql<{ name: string }>`
-      select column_name as name from information_schema.columns
-      where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
-      db,
-    );
-    const copied = sql.join(columns.map((column) => sql.ref(column.name)));
-    const { rows: copies } = await sql<{ id: number }>`
-      insert into product (code, ${copied}) select 'DEACT-' || lpad(g::text, 3, '0'), ${copied}
-      from product, generate_series(1, 500) g where id = ${template} order by g returning id`.execute(db);
+    const copies = await copiesOfProduct(db, template, 500, 'DEACT-', 3);
     await sql`insert into product_store (product_id, store_code) select id, 'WEB' from product where code like 'DEACT-%' and id <> ${template}`.execute(
       db,
     );
-    const ids = [template, ...copies.map((row) => Number(row.id))];
+    const ids = [template, ...copies];
     const dir = mkdtempSync(join(tmpdir(), 'late-commit-'));
     const file = join(dir, 'products.ndjson');
     const line = {

@@ -6,6 +6,7 @@ import { insertProduct, T0 } from '../data-export/fixtures.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { engine } from '../helpers/test-app.js';
 import { createImportTestApp, type ImportTestApp } from '../import/helpers.js';
+import { copiesOfProduct } from '../helpers/catalogue.js';
 
 // Migration 2026_12_13_1500's down gives the release before, which reads a product page's campaign
 // prices from the document's `cp`, exact documents: a campaign written since the up (whose jobs no
@@ -27,16 +28,8 @@ beforeAll(async () => {
   t = await createImportTestApp();
   if (engine !== 'postgres') return;
   const template = await insertProduct(db(), { code: code(0), createdAt: T0 });
-  const { rows: columns } = await sql<{ name: string }>`
-    select column_name as name from information_schema.columns
-    where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
-    db(),
-  );
-  const copied = sql.join(columns.map((column) => sql.ref(column.name)));
-  const { rows: copies } = await sql<{ id: number }>`
-    insert into product (code, ${copied}) select 'MD-' || lpad(g::text, 4, '0'), ${copied}
-    from product, generate_series(1, ${PRODUCTS - 1}) g where id = ${template} order by g returning id`.execute(db());
-  ids = [template, ...copies.map((row) => Number(row.id))];
+  const copies = await copiesOfProduct(db(), template, PRODUCTS - 1, 'MD-');
+  ids = [template, ...copies];
 }, 60_000);
 // Each test runs the down: the up again after it, failed or not.
 afterEach(async () => {

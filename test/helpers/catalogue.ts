@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, ProductTypeCode } from '../../src/db/schema.js';
 import type { Availability, DeliveryTime, PersonRole } from '../../src/modules/catalogue/index.js';
 import { discountPercent } from '../../src/modules/catalogue/denormalised.js';
@@ -328,4 +328,21 @@ export async function setStoreDiscounts(db: Db, store: string, guest: number, lo
     .set({ guest_discount_percent: guest, logged_in_discount_percent: loggedIn })
     .where('code', '=', store)
     .execute();
+}
+
+/**
+ * `count` copies of a product's row, made in one statement (PostgreSQL): every column but the id and the
+ * code, the codes `<prefix>` and the copy's number padded to `digits`. Their ids, in that order.
+ */
+export async function copiesOfProduct(db: Db, template: number, count: number, prefix: string, digits = 4): Promise<number[]> {
+  const { rows: columns } = await sql<{ name: string }>`
+    select column_name as name from information_schema.columns
+    where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
+    db,
+  );
+  const copied = sql.join(columns.map((column) => sql.ref(column.name)));
+  const { rows } = await sql<{ id: number }>`
+    insert into product (code, ${copied}) select ${prefix} || lpad(g::text, ${digits}, '0'), ${copied}
+    from product, generate_series(1, ${count}) g where id = ${template} order by g returning id`.execute(db);
+  return rows.map((row) => Number(row.id));
 }

@@ -5,6 +5,7 @@ import { insertProduct, T0 } from '../data-export/fixtures.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { engine } from '../helpers/test-app.js';
 import { createImportTestApp, type ImportTestApp } from './helpers.js';
+import { copiesOfProduct } from '../helpers/catalogue.js';
 
 // A campaign line's price rows refreshed the document of every product they price (its `cp`, the
 // campaign prices: the trigger of migration 2026_11_24_1600 on campaign_price), which takes the
@@ -29,16 +30,8 @@ beforeAll(async () => {
   if (engine !== 'postgres') return;
   // One fixture product (in WEB), copied in one statement.
   const template = await insertProduct(db(), { code: code(0), createdAt: T0 });
-  const { rows: columns } = await sql<{ name: string }>`
-    select column_name as name from information_schema.columns
-    where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
-    db(),
-  );
-  const copied = sql.join(columns.map((column) => sql.ref(column.name)));
-  const { rows: copies } = await sql<{ id: number }>`
-    insert into product (code, ${copied}) select 'CR-' || lpad(g::text, 4, '0'), ${copied}
-    from product, generate_series(1, ${PRODUCTS - 1}) g where id = ${template} order by g returning id`.execute(db());
-  ids = [template, ...copies.map((row) => Number(row.id))];
+  const copies = await copiesOfProduct(db(), template, PRODUCTS - 1, 'CR-');
+  ids = [template, ...copies];
   // Only the first is active: the products lines below, full feeds of one product, deactivate none.
   await db().updateTable('product').set({ is_active: false }).where('id', '<>', template).execute();
   const created = await t.run('categories', [

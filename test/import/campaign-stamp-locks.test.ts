@@ -4,6 +4,7 @@ import { insertProduct, T0 } from '../data-export/fixtures.js';
 import { lockWaiters, until } from '../helpers/lock-waits.js';
 import { engine } from '../helpers/test-app.js';
 import { createImportTestApp, type ImportTestApp } from './helpers.js';
+import { copiesOfProduct } from '../helpers/catalogue.js';
 
 // A campaign line stamps product.updated_at of every product it prices (the data export's
 // updatedFrom finds the new discount price by it). Stamped in the line's own transaction, the first
@@ -31,16 +32,8 @@ beforeAll(async () => {
   const db = t.database.db;
   // One fixture product, copied in one statement (each with its store row).
   const template = await insertProduct(db, { code: code(0), createdAt: T0 });
-  const { rows: columns } = await sql<{ name: string }>`
-    select column_name as name from information_schema.columns
-    where table_schema = current_schema() and table_name = 'product' and column_name not in ('id', 'code') and is_generated = 'NEVER'`.execute(
-    db,
-  );
-  const copied = sql.join(columns.map((column) => sql.ref(column.name)));
-  const { rows: copies } = await sql<{ id: number }>`
-    insert into product (code, ${copied}) select 'CS-' || lpad(g::text, 4, '0'), ${copied}
-    from product, generate_series(1, ${PRODUCTS - 1}) g where id = ${template} order by g returning id`.execute(db);
-  ids = [template, ...copies.map((row) => Number(row.id))];
+  const copies = await copiesOfProduct(db, template, PRODUCTS - 1, 'CS-');
+  ids = [template, ...copies];
   expect((await t.run('shops', [{ code: 'SHOP-S', names: { et: 'Kauplus' }, city: 'Tallinn', webStock: true }])).outcomes).toEqual({
     created: 1,
   });
