@@ -7,13 +7,16 @@ import { Browser, createSocialTestApp, returnFromProvider, signInAtProvider, sta
 // the API says "try again later" (503 with Retry-After) and the web flow lands on the shop's error
 // page with `provider_unavailable`, never a 500 and never "sign-in failed".
 
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
+/**
+ * A loopback port whose every connection is dropped at once, kept listening until the tests end: a
+ * port merely closed again could be taken meanwhile by another file's server (the suite runs files in
+ * parallel), which then answered the provider's requests (a 401, not the 503).
+ */
+async function droppingPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((socket) => socket.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
+  return { port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 /** A JWT-shaped token (never checked: the keys cannot be fetched). */
@@ -23,13 +26,18 @@ const someIdToken = [{ alg: 'RS256', kid: 'k' }, { sub: 'x', iss: 'i' }, 'sig']
 
 describe('providers that cannot be reached', () => {
   let t: SocialTestApp;
+  let dropping: { port: number; close: () => Promise<void> };
   beforeAll(async () => {
-    const nobody = `http://127.0.0.1:${await closedPort()}`;
+    dropping = await droppingPort();
+    const nobody = `http://127.0.0.1:${dropping.port}`;
     t = await createSocialTestApp({
       env: { GOOGLE_ISSUER: nobody, FACEBOOK_GRAPH_URL: nobody, FACEBOOK_LIMITED_LOGIN_JWKS_URL: `${nobody}/jwks` },
     });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await dropping?.close();
+  });
 
   it('are a 503 with Retry-After for the web start and for app tokens of every kind', async () => {
     for (const url of [
